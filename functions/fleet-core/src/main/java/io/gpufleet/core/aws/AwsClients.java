@@ -1,0 +1,76 @@
+package io.gpufleet.core.aws;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider;
+import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
+import software.amazon.awssdk.awscore.client.builder.AwsSyncClientBuilder;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+
+/**
+ * Builds SDK clients the one way this project does: explicit region and credentials provider, the
+ * lightweight url-connection HTTP client, an optional endpoint override (the SDK also honours
+ * AWS_ENDPOINT_URL by itself, so moto and LocalStack work unchanged).
+ */
+public final class AwsClients {
+  private final Region region;
+  private final AwsCredentialsProvider credentials;
+  private final Optional<URI> endpoint;
+  private final SdkHttpClient http;
+
+  public AwsClients(Region region, AwsCredentialsProvider credentials, Optional<URI> endpoint) {
+    this.region = region;
+    this.credentials = credentials;
+    this.endpoint = endpoint;
+    this.http =
+        UrlConnectionHttpClient.builder()
+            .connectionTimeout(Duration.ofSeconds(3))
+            .socketTimeout(Duration.ofSeconds(20))
+            .build();
+  }
+
+  /** Region from AWS_REGION; Lambda credentials from its environment, elsewhere the default chain. */
+  public static AwsClients fromEnvironment() {
+    String regionName = System.getenv("AWS_REGION");
+    if (regionName == null || regionName.isBlank()) {
+      regionName = System.getenv("AWS_DEFAULT_REGION");
+    }
+    if (regionName == null || regionName.isBlank()) {
+      throw new io.gpufleet.core.config.ConfigException(
+          "AWS_REGION is not set: pass --region or export AWS_REGION");
+    }
+    AwsCredentialsProvider creds =
+        System.getenv("AWS_LAMBDA_FUNCTION_NAME") != null
+            ? EnvironmentVariableCredentialsProvider.create()
+            : DefaultCredentialsProvider.builder().build();
+    return new AwsClients(Region.of(regionName), creds, Optional.empty());
+  }
+
+  public Region region() {
+    return region;
+  }
+
+  public AwsCredentialsProvider credentials() {
+    return credentials;
+  }
+
+  public <B extends AwsClientBuilder<B, C> & AwsSyncClientBuilder<B, C>, C> C build(B builder) {
+    builder
+        .region(region)
+        .credentialsProvider(credentials)
+        .httpClient(http)
+        .overrideConfiguration(
+            ClientOverrideConfiguration.builder()
+                .apiCallTimeout(Duration.ofSeconds(30))
+                .apiCallAttemptTimeout(Duration.ofSeconds(10))
+                .build());
+    endpoint.ifPresent(builder::endpointOverride);
+    return builder.build();
+  }
+}

@@ -1,0 +1,32 @@
+package io.gpufleet.core.outcome;
+
+import software.amazon.lambda.powertools.metrics.Metrics;
+import software.amazon.lambda.powertools.metrics.MetricsFactory;
+import software.amazon.lambda.powertools.metrics.model.MetricUnit;
+
+/** CloudWatch embedded metric format through Powertools (namespace from POWERTOOLS_METRICS_NAMESPACE). */
+public final class PowertoolsMetricsSink implements MetricsSink {
+  private final Metrics metrics = MetricsFactory.getMetricsInstance();
+
+  public PowertoolsMetricsSink() {
+    metrics.setRaiseOnEmptyMetrics(false);
+  }
+
+  @Override
+  public void add(String name, double value, Unit unit) {
+    metrics.addMetric(
+        name,
+        value,
+        switch (unit) {
+          case COUNT -> MetricUnit.COUNT;
+          case MILLISECONDS -> MetricUnit.MILLISECONDS;
+          case PERCENT -> MetricUnit.PERCENT;
+          case NONE -> MetricUnit.NONE;
+        });
+  }
+
+  @Override
+  public void flush() {
+    metrics.flush();
+  }
+}

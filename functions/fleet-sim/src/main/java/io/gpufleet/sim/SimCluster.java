@@ -1,0 +1,431 @@
+package io.gpufleet.sim;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.gpufleet.core.k8s.KubeClients;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * A simulated EKS cluster's API server on loopback: fabric8's CRUD mock with an eviction and PDB
+ * model, pods that take their (granted) grace period to terminate, an optional ReplicaSet /
+ * StatefulSet controller that starts replacements elsewhere, latency and fault injection. Time runs
+ * on a {@link SimTime}.
+ */
+public final class SimCluster implements AutoCloseable {
+  private final SimTime time;
+  private final SimDispatcher dispatcher;
+  private final KubernetesMockServer server;
+  private final ScheduledExecutorService scheduler;
+  private final AtomicInteger replacements = new AtomicInteger();
+  private volatile Function<Pod, Duration> terminationTime = p -> Duration.ZERO;
+  private volatile Duration replacementDelay;
+
+  private SimCluster(SimTime time) {
+    this.time = time;
+    this.dispatcher = new SimDispatcher(this);
+    this.server =
+        new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
+    this.scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              var t = new Thread(r, "sim-cluster-controller");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  public static SimCluster start(SimTime time) {
+    var cluster = new SimCluster(time);
+    try {
+      cluster.server.start(InetAddress.getLoopbackAddress(), 0);
+    } catch (RuntimeException e) {
+      cluster.scheduler.shutdownNow();
+      throw e;
+    }
+    return cluster;
+  }
+
+  public SimTime time() {
+    return time;
+  }
+
+  public String url() {
+    return server.url("/");
+  }
+
+  /** A client configured exactly like the functions' (no hidden retries, JDK HTTP client). */
+  public KubernetesClient newClient() {
+    return KubeClients.forUrl(url(), Optional.empty(), () -> "sim-token");
+  }
+
+  /** Latency added to every request the functions make (not to seeding or inspection). */
+  public void setLatency(Duration latency) {
+    dispatcher.latency = latency;
+  }
+
+  /** How long (simulated) an evicted pod takes to disappear, capped by its granted grace. */
+  public void setTerminationTime(Function<Pod, Duration> terminationTime) {
+    this.terminationTime = terminationTime;
+  }
+
+  /** Start a replacement for evicted ReplicaSet/StatefulSet pods on another node after a delay. */
+  public void enableReplacements(Duration delay) {
+    this.replacementDelay = delay;
+  }
+
+  public int replacementsStarted() {
+    return replacements.get();
+  }
+
+  /** The next {@code times} requests matching get {@code code} (times &lt; 0: forever). */
+  public void fail(Predicate<RecordedRequest> matches, int code, int times) {
+    dispatcher.addFault(matches, code, times);
+  }
+
+  public void clearFaults() {
+    dispatcher.clearFaults();
+  }
+
+  public static Predicate<RecordedRequest> evictions() {
+    return r -> "POST".equals(r.getMethod()) && r.getPath().contains("/eviction");
+  }
+
+  public static Predicate<RecordedRequest> anyRequest() {
+    return r -> true;
+  }
+
+  public List<ApiRequest> requests() {
+    synchronized (dispatcher.log) {
+      return List.copyOf(dispatcher.log);
+    }
+  }
+
+  public void clearRequests() {
+    dispatcher.log.clear();
+  }
+
+  // ---- seeding and inspection (not subject to latency or faults) ----
+
+  public <T extends HasMetadata> T create(T resource) {
+    String path = collectionPath(resource);
+    var response = dispatcher.internal(HttpMethod.POST, path, Serialization.asJson(resource));
+    if (response.code() >= 300) {
+      throw new IllegalStateException("seeding " + path + " failed: " + response.getBody().readUtf8());
+    }
+    @SuppressWarnings("unchecked")
+    T created = (T) Serialization.unmarshal(response.getBody().readUtf8(), resource.getClass());
+    return created;
+  }
+
+  public Optional<Pod> pod(String namespace, String name) {
+    return get("/api/v1/namespaces/" + namespace + "/pods/" + name, Pod.class);
+  }
+
+  public Optional<Node> node(String name) {
+    return get("/api/v1/nodes/" + name, Node.class);
+  }
+
+  public List<Pod> podsOn(String nodeName) {
+    var list =
+        Serialization.unmarshal(
+            dispatcher.internal(HttpMethod.GET, "/api/v1/pods", null).getBody().readUtf8(),
+            io.fabric8.kubernetes.api.model.PodList.class);
+    return list.getItems().stream()
+        .filter(p -> p.getSpec() != null && nodeName.equals(p.getSpec().getNodeName()))
+        .toList();
+  }
+
+  public List<Node> nodes() {
+    return Serialization.unmarshal(
+            dispatcher.internal(HttpMethod.GET, "/api/v1/nodes", null).getBody().readUtf8(),
+            io.fabric8.kubernetes.api.model.NodeList.class)
+        .getItems();
+  }
+
+  public List<io.fabric8.kubernetes.api.model.Event> events() {
+    return Serialization.unmarshal(
+            dispatcher.internal(HttpMethod.GET, "/api/v1/events", null).getBody().readUtf8(),
+            io.fabric8.kubernetes.api.model.EventList.class)
+        .getItems();
+  }
+
+  public void deleteNode(String name) {
+    dispatcher.internal(HttpMethod.DELETE, "/api/v1/nodes/" + name, null);
+  }
+
+  private <T> Optional<T> get(String path, Class<T> type) {
+    var response = dispatcher.internal(HttpMethod.GET, path, null);
+    if (response.code() == 404) {
+      return Optional.empty();
+    }
+    return Optional.of(Serialization.unmarshal(response.getBody().readUtf8(), type));
+  }
+
+  private static String collectionPath(HasMetadata r) {
+    String plural =
+        switch (r.getKind()) {
+          case "PodDisruptionBudget" -> "poddisruptionbudgets";
+          default -> r.getKind().toLowerCase(java.util.Locale.ROOT) + "s";
+        };
+    String api = r.getApiVersion().contains("/") ? "/apis/" + r.getApiVersion() : "/api/" + r.getApiVersion();
+    String ns = r.getMetadata().getNamespace();
+    return ns == null || r instanceof Node ? api + "/" + plural : api + "/namespaces/" + ns + "/" + plural;
+  }
+
+  // ---- the behaviour of kubelet and controllers, in simulated time ----
+
+  void beginTermination(Pod pod, long grantedGrace) {
+    Duration wanted = terminationTime.apply(pod);
+    Duration granted = Duration.ofSeconds(grantedGrace);
+    Duration takes = wanted.compareTo(granted) > 0 ? granted : wanted;
+    if (takes.isZero()) {
+      remove(pod);
+    } else {
+      dispatcher.markTerminating(pod, grantedGrace);
+      scheduler.schedule(() -> remove(pod), time.toReal(takes).toNanos(), TimeUnit.NANOSECONDS);
+    }
+    Duration delay = replacementDelay;
+    String owner = controllerKind(pod);
+    if (delay != null && ("ReplicaSet".equals(owner) || "StatefulSet".equals(owner))) {
+      scheduler.schedule(
+          () -> startReplacement(pod, owner), time.toReal(delay.plus(takes)).toNanos(), TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void remove(Pod pod) {
+    var m = pod.getMetadata();
+    dispatcher.internal(HttpMethod.DELETE, "/api/v1/namespaces/" + m.getNamespace() + "/pods/" + m.getName(), null);
+  }
+
+  private static String controllerKind(Pod pod) {
+    var owners = pod.getMetadata().getOwnerReferences();
+    return owners == null || owners.isEmpty() ? null : owners.get(0).getKind();
+  }
+
+  private void startReplacement(Pod old, String ownerKind) {
+    String oldNode = old.getSpec().getNodeName();
+    var target =
+        nodes().stream()
+            .filter(n -> !n.getMetadata().getName().equals(oldNode))
+            .filter(n -> n.getSpec() == null || !Boolean.TRUE.equals(n.getSpec().getUnschedulable()))
+            .filter(n -> n.getSpec() == null || n.getSpec().getTaints() == null || n.getSpec().getTaints().stream().noneMatch(t -> "NoSchedule".equals(t.getEffect())))
+            .findFirst();
+    if (target.isEmpty()) {
+      return;
+    }
+    String name =
+        "StatefulSet".equals(ownerKind)
+            ? old.getMetadata().getName()
+            : old.getMetadata().getGenerateName() != null
+                ? old.getMetadata().getGenerateName() + UUID.randomUUID().toString().substring(0, 5)
+                : old.getMetadata().getName() + "-r" + replacements.get();
+    if (pod(old.getMetadata().getNamespace(), name).isPresent()) {
+      return;
+    }
+    var fresh =
+        new PodBuilder(old)
+            .editMetadata()
+            .withName(name)
+            .withUid(UUID.randomUUID().toString())
+            .withResourceVersion(null)
+            .withDeletionTimestamp(null)
+            .withDeletionGracePeriodSeconds(null)
+            .endMetadata()
+            .editSpec()
+            .withNodeName(target.get().getMetadata().getName())
+            .endSpec()
+            .build();
+    create(fresh);
+    replacements.incrementAndGet();
+  }
+
+  @Override
+  public void close() {
+    scheduler.shutdownNow();
+    server.shutdown();
+  }
+
+  // ---- builders for the objects a GPU fleet is made of ----
+
+  /** A GPU node as EKS registers it: providerID, instance type, zone, capacity type, pool. */
+  public static Node gpuNode(
+      String name,
+      String instanceId,
+      String zone,
+      String instanceType,
+      String capacityType,
+      String nodePool,
+      String nodeGroup,
+      int gpus) {
+    Map<String, String> labels = new HashMap<>();
+    labels.put("kubernetes.io/hostname", name);
+    labels.put("node.kubernetes.io/instance-type", instanceType);
+    labels.put("topology.kubernetes.io/zone", zone);
+    labels.put("topology.kubernetes.io/region", zone.substring(0, zone.length() - 1));
+    if (nodePool != null) {
+      labels.put("karpenter.sh/nodepool", nodePool);
+      labels.put("karpenter.sh/capacity-type", capacityType);
+    }
+    if (nodeGroup != null) {
+      labels.put("eks.amazonaws.com/nodegroup", nodeGroup);
+      labels.put("eks.amazonaws.com/capacityType", "spot".equals(capacityType) ? "SPOT" : "ON_DEMAND");
+    }
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withLabels(labels)
+        .endMetadata()
+        .withNewSpec()
+        .withProviderID("aws:///" + zone + "/" + instanceId)
+        .endSpec()
+        .withNewStatus()
+        .addToCapacity("nvidia.com/gpu", new Quantity(String.valueOf(gpus)))
+        .addToAllocatable("nvidia.com/gpu", new Quantity(String.valueOf(gpus)))
+        .endStatus()
+        .build();
+  }
+
+  /** A running, ready pod owned by {@code ownerKind}/{@code ownerName} on a node. */
+  public static Pod runningPod(
+      String namespace,
+      String name,
+      String node,
+      String ownerKind,
+      String ownerName,
+      Map<String, String> labels,
+      long graceSeconds,
+      int gpus) {
+    var builder =
+        new PodBuilder()
+            .withNewMetadata()
+            .withNamespace(namespace)
+            .withName(name)
+            .withUid(UUID.randomUUID().toString())
+            .withLabels(labels)
+            .endMetadata()
+            .withNewSpec()
+            .withNodeName(node)
+            .withTerminationGracePeriodSeconds(graceSeconds)
+            .addNewContainer()
+            .withName("main")
+            .withImage("public.ecr.aws/example/app:1")
+            .withNewResources()
+            .addToRequests("cpu", new Quantity("1"))
+            .endResources()
+            .endContainer()
+            .endSpec()
+            .withNewStatus()
+            .withPhase("Running")
+            .withConditions(new PodConditionBuilder().withType("Ready").withStatus("True").build())
+            .endStatus();
+    if (ownerKind != null) {
+      builder
+          .editMetadata()
+          .withOwnerReferences(
+              new OwnerReferenceBuilder()
+                  .withApiVersion("apps/v1")
+                  .withKind(ownerKind)
+                  .withName(ownerName)
+                  .withUid(UUID.nameUUIDFromBytes(ownerName.getBytes()).toString())
+                  .withController(true)
+                  .build())
+          .endMetadata();
+      if ("ReplicaSet".equals(ownerKind)) {
+        builder.editMetadata().withGenerateName(ownerName + "-").endMetadata();
+      }
+    }
+    if (gpus > 0) {
+      builder
+          .editSpec()
+          .editFirstContainer()
+          .editResources()
+          .addToRequests("nvidia.com/gpu", new Quantity(String.valueOf(gpus)))
+          .addToLimits("nvidia.com/gpu", new Quantity(String.valueOf(gpus)))
+          .endResources()
+          .endContainer()
+          .endSpec();
+    }
+    return builder.build();
+  }
+
+  /** A PDB; {@code expectedPods} is the controller's scale (so missing pods still count). */
+  public static PodDisruptionBudget pdb(
+      String namespace,
+      String name,
+      Map<String, String> selector,
+      String minAvailable,
+      String maxUnavailable,
+      int expectedPods) {
+    var builder =
+        new PodDisruptionBudgetBuilder()
+            .withNewMetadata()
+            .withNamespace(namespace)
+            .withName(name)
+            .endMetadata()
+            .withNewSpec()
+            .withNewSelector()
+            .withMatchLabels(selector)
+            .endSelector()
+            .endSpec()
+            .withNewStatus()
+            .withExpectedPods(expectedPods)
+            .endStatus();
+    if (minAvailable != null) {
+      builder.editSpec().withMinAvailable(intOrString(minAvailable)).endSpec();
+    }
+    if (maxUnavailable != null) {
+      builder.editSpec().withMaxUnavailable(intOrString(maxUnavailable)).endSpec();
+    }
+    return builder.build();
+  }
+
+  private static io.fabric8.kubernetes.api.model.IntOrString intOrString(String v) {
+    return v.endsWith("%")
+        ? new io.fabric8.kubernetes.api.model.IntOrString(v)
+        : new io.fabric8.kubernetes.api.model.IntOrString(Integer.parseInt(v));
+  }
+
+  /** Keeps a PDB's status in step with the pods, as the disruption controller would. */
+  public void refreshPdbStatus(String namespace, String name) {
+    get("/apis/policy/v1/namespaces/" + namespace + "/poddisruptionbudgets/" + name, PodDisruptionBudget.class)
+        .ifPresent(
+            pdb -> {
+              var b = dispatcher.budget(pdb);
+              pdb.getStatus().setCurrentHealthy(b.healthy());
+              pdb.getStatus().setDesiredHealthy(b.desired());
+              pdb.getStatus().setDisruptionsAllowed(Math.max(0, b.allowed()));
+              pdb.getMetadata().setResourceVersion(null);
+              dispatcher.internal(
+                  HttpMethod.PUT,
+                  "/apis/policy/v1/namespaces/" + namespace + "/poddisruptionbudgets/" + name,
+                  Serialization.asJson(pdb));
+            });
+  }
+}

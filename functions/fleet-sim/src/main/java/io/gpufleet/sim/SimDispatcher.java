@@ -1,0 +1,327 @@
+package io.gpufleet.sim;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodList;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetList;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.k8s.LabelSelectors;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The fabric8 CRUD mock plus what it lacks for draining: the eviction subresource with
+ * PodDisruptionBudget semantics (201 / 429 / 404 / 409 UID precondition / 500 multiple PDBs), pod
+ * termination that takes time, a spec.nodeName field selector, per-request latency, queued faults
+ * and a log of every request.
+ */
+final class SimDispatcher extends KubernetesCrudDispatcher {
+  private static final Pattern EVICTION =
+      Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/eviction(\\?.*)?");
+  private static final Pattern POD_LIST =
+      Pattern.compile("/api/v1/(namespaces/([^/]+)/)?pods\\?(.*)");
+  static final String ADMIN_HEADER = "X-Gpufleet-Sim-Admin";
+
+  record Fault(Predicate<RecordedRequest> matches, int code, int[] remaining) {}
+
+  private final ReentrantLock evictionLock = new ReentrantLock();
+  private final List<Fault> faults = new CopyOnWriteArrayList<>();
+  final List<ApiRequest> log = Collections.synchronizedList(new ArrayList<>());
+  volatile Duration latency = Duration.ZERO;
+  private final SimCluster cluster;
+
+  SimDispatcher(SimCluster cluster) {
+    this.cluster = cluster;
+  }
+
+  void addFault(Predicate<RecordedRequest> matches, int code, int times) {
+    faults.add(new Fault(matches, code, new int[] {times}));
+  }
+
+  void clearFaults() {
+    faults.clear();
+  }
+
+  @Override
+  public MockResponse dispatch(RecordedRequest request) {
+    boolean admin = request.getHeader(ADMIN_HEADER) != null;
+    MockResponse response;
+    if (!admin) {
+      log.add(new ApiRequest(System.nanoTime(), request.getMethod(), request.getPath()));
+      response = injectedFault(request);
+      if (response == null) {
+        response = route(request);
+      }
+      Duration delay = latency;
+      if (!delay.isZero()) {
+        response.setBodyDelay(delay);
+      }
+    } else {
+      response = route(request);
+    }
+    return response;
+  }
+
+  private MockResponse injectedFault(RecordedRequest request) {
+    for (Fault f : faults) {
+      synchronized (f) {
+        if (f.remaining()[0] != 0 && f.matches().test(request)) {
+          if (f.remaining()[0] > 0) {
+            f.remaining()[0]--;
+          }
+          return status(f.code(), "InternalError", "simulated API server failure " + f.code());
+        }
+      }
+    }
+    return null;
+  }
+
+  private MockResponse route(RecordedRequest request) {
+    String path = request.getPath();
+    if ("POST".equals(request.getMethod())) {
+      Matcher m = EVICTION.matcher(path);
+      if (m.matches()) {
+        return evict(m.group(1), m.group(2), request.getUtf8Body());
+      }
+    }
+    if ("GET".equals(request.getMethod())) {
+      Matcher m = POD_LIST.matcher(path);
+      if (m.matches() && m.group(3).contains("fieldSelector=")) {
+        return podsByField(m.group(2), m.group(3));
+      }
+    }
+    return super.dispatch(request);
+  }
+
+  /** GET pods?fieldSelector=spec.nodeName=X: filtered here, the CRUD mock does not know the field. */
+  private MockResponse podsByField(String namespace, String query) {
+    String selector = null;
+    for (String param : query.split("&")) {
+      if (param.startsWith("fieldSelector=")) {
+        selector = URLDecoder.decode(param.substring("fieldSelector=".length()), StandardCharsets.UTF_8);
+      }
+    }
+    String base = namespace == null ? "/api/v1/pods" : "/api/v1/namespaces/" + namespace + "/pods";
+    PodList all = Serialization.unmarshal(internal(HttpMethod.GET, base, null).getBody().readUtf8(), PodList.class);
+    List<Pod> items = all.getItems();
+    for (String term : selector.split(",")) {
+      String[] kv = term.split("!?=", 2);
+      boolean negate = term.contains("!=");
+      String key = kv[0];
+      String value = kv.length > 1 ? kv[1] : "";
+      items =
+          items.stream()
+              .filter(
+                  p -> {
+                    String actual =
+                        switch (key) {
+                          case "spec.nodeName" -> p.getSpec() == null ? null : p.getSpec().getNodeName();
+                          case "metadata.name" -> p.getMetadata().getName();
+                          case "metadata.namespace" -> p.getMetadata().getNamespace();
+                          case "status.phase" -> p.getStatus() == null ? null : p.getStatus().getPhase();
+                          default -> null;
+                        };
+                    return negate != value.equals(actual);
+                  })
+              .toList();
+    }
+    all.setItems(new ArrayList<>(items));
+    return new MockResponse().setResponseCode(200).setBody(Serialization.asJson(all));
+  }
+
+  private MockResponse evict(String namespace, String name, String body) {
+    evictionLock.lock();
+    try {
+      String podPath = "/api/v1/namespaces/" + namespace + "/pods/" + name;
+      MockResponse got = internal(HttpMethod.GET, podPath, null);
+      if (got.code() == 404) {
+        return status(404, "NotFound", "pods \"" + name + "\" not found");
+      }
+      Pod pod = Serialization.unmarshal(got.getBody().readUtf8(), Pod.class);
+      JsonNode eviction = Json.MAPPER.readTree(body == null || body.isEmpty() ? "{}" : body);
+      String wantedUid = eviction.path("deleteOptions").path("preconditions").path("uid").asText(null);
+      if (wantedUid != null && !wantedUid.equals(pod.getMetadata().getUid())) {
+        return status(
+            409,
+            "Conflict",
+            "Precondition failed: UID in precondition: "
+                + wantedUid
+                + ", UID in object meta: "
+                + pod.getMetadata().getUid());
+      }
+      if (pod.getMetadata().getDeletionTimestamp() != null) {
+        return evicted();
+      }
+      var pdbs = matchingPdbs(pod);
+      if (pdbs.size() > 1) {
+        return status(
+            500,
+            "InternalError",
+            "This pod has more than one PodDisruptionBudget, which the eviction subresource does not"
+                + " support.");
+      }
+      if (pdbs.size() == 1 && healthy(pod)) {
+        var budget = budget(pdbs.get(0));
+        if (budget.allowed() <= 0) {
+          return status(
+              429,
+              "TooManyRequests",
+              "Cannot evict pod as it would violate the pod's disruption budget. The disruption"
+                  + " budget "
+                  + pdbs.get(0).getMetadata().getName()
+                  + " needs "
+                  + budget.desired()
+                  + " healthy pods and has "
+                  + budget.healthy()
+                  + " currently");
+        }
+      }
+      long grace =
+          eviction.path("deleteOptions").has("gracePeriodSeconds")
+              ? eviction.path("deleteOptions").path("gracePeriodSeconds").asLong()
+              : Optional.ofNullable(pod.getSpec().getTerminationGracePeriodSeconds()).orElse(30L);
+      cluster.beginTermination(pod, grace);
+      return evicted();
+    } catch (java.io.IOException e) {
+      return status(400, "BadRequest", "unreadable Eviction: " + e.getMessage());
+    } finally {
+      evictionLock.unlock();
+    }
+  }
+
+  /** Marks a pod terminating (deletionTimestamp) inside the store. */
+  void markTerminating(Pod pod, long grace) {
+    evictionLock.lock();
+    try {
+      String podPath =
+          "/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/pods/" + pod.getMetadata().getName();
+      ObjectNode patch = Json.MAPPER.createObjectNode();
+      patch
+          .putObject("metadata")
+          .put("deletionTimestamp", cluster.time().now().toString())
+          .put("deletionGracePeriodSeconds", grace);
+      internal(HttpMethod.PATCH, podPath, patch.toString());
+    } finally {
+      evictionLock.unlock();
+    }
+  }
+
+  record Budget(int healthy, int desired, int expected) {
+    int allowed() {
+      return healthy - desired;
+    }
+  }
+
+  private List<PodDisruptionBudget> matchingPdbs(Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    var list =
+        Serialization.unmarshal(
+            internal(HttpMethod.GET, "/apis/policy/v1/namespaces/" + ns + "/poddisruptionbudgets", null)
+                .getBody()
+                .readUtf8(),
+            PodDisruptionBudgetList.class);
+    return list.getItems().stream()
+        .filter(p -> LabelSelectors.matches(p.getSpec().getSelector(), pod.getMetadata().getLabels()))
+        .toList();
+  }
+
+  /** desiredHealthy and currentHealthy as the disruption controller computes them. */
+  Budget budget(PodDisruptionBudget pdb) {
+    String ns = pdb.getMetadata().getNamespace();
+    var pods =
+        Serialization.unmarshal(
+                internal(HttpMethod.GET, "/api/v1/namespaces/" + ns + "/pods", null).getBody().readUtf8(),
+                PodList.class)
+            .getItems()
+            .stream()
+            .filter(p -> LabelSelectors.matches(pdb.getSpec().getSelector(), p.getMetadata().getLabels()))
+            .toList();
+    int healthy = (int) pods.stream().filter(SimDispatcher::healthy).count();
+    int expected =
+        pdb.getStatus() != null && pdb.getStatus().getExpectedPods() != null && pdb.getStatus().getExpectedPods() > 0
+            ? pdb.getStatus().getExpectedPods()
+            : pods.size();
+    int desired;
+    if (pdb.getSpec().getMinAvailable() != null) {
+      desired = resolve(pdb.getSpec().getMinAvailable(), expected);
+    } else if (pdb.getSpec().getMaxUnavailable() != null) {
+      desired = expected - resolve(pdb.getSpec().getMaxUnavailable(), expected);
+    } else {
+      desired = expected;
+    }
+    return new Budget(healthy, Math.max(0, desired), expected);
+  }
+
+  private static int resolve(IntOrString value, int expected) {
+    if (value.getIntVal() != null) {
+      return value.getIntVal();
+    }
+    String s = value.getStrVal();
+    if (s.endsWith("%")) {
+      return (int) Math.ceil(expected * Integer.parseInt(s.substring(0, s.length() - 1)) / 100.0);
+    }
+    return Integer.parseInt(s);
+  }
+
+  static boolean healthy(Pod p) {
+    if (p.getMetadata().getDeletionTimestamp() != null || p.getStatus() == null) {
+      return false;
+    }
+    if (!"Running".equals(p.getStatus().getPhase())) {
+      return false;
+    }
+    return p.getStatus().getConditions() == null
+        || p.getStatus().getConditions().stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  MockResponse internal(HttpMethod method, String path, String body) {
+    var headers = Headers.builder().add("Content-Type", contentType(method)).add(ADMIN_HEADER, "1").build();
+    var buffer = body == null ? new Buffer() : new Buffer(body.getBytes(StandardCharsets.UTF_8));
+    return super.dispatch(new RecordedRequest("HTTP/1.1", method, path, headers, buffer));
+  }
+
+  private static String contentType(HttpMethod method) {
+    return method == HttpMethod.PATCH ? "application/merge-patch+json" : "application/json";
+  }
+
+  private static MockResponse evicted() {
+    return new MockResponse()
+        .setResponseCode(201)
+        .setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}");
+  }
+
+  static MockResponse status(int code, String reason, String message) {
+    var body =
+        Map.of(
+            "kind", "Status",
+            "apiVersion", "v1",
+            "metadata", Map.of(),
+            "status", "Failure",
+            "message", message,
+            "reason", reason,
+            "code", code);
+    return new MockResponse().setResponseCode(code).setBody(Json.write(body));
+  }
+}

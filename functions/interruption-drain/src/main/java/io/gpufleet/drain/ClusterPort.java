@@ -1,0 +1,43 @@
+package io.gpufleet.drain;
+
+import io.gpufleet.drain.model.EvictionResult;
+import io.gpufleet.drain.model.NodeChange;
+import io.gpufleet.drain.model.NodeInfo;
+import io.gpufleet.drain.model.PodInfo;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The Kubernetes calls the drain makes, and no others. Transient API failures (unreachable, 5xx on
+ * reads) surface as {@link ClusterUnavailableException}.
+ */
+public interface ClusterPort {
+  /** The node whose spec.providerID is aws:///&lt;az&gt;/&lt;instanceId&gt;, if any. */
+  Optional<NodeInfo> findNodeByInstanceId(String instanceId);
+
+  Optional<NodeInfo> getNode(String name);
+
+  /** Applies the change in one patch; false when guarded and the node changed since it was read. */
+  boolean patchNode(NodeInfo node, NodeChange change);
+
+  List<PodInfo> podsOnNode(String nodeName);
+
+  /** policy/v1 Eviction with the pod's UID as precondition and the given grace period. */
+  EvictionResult evict(PodInfo pod, long gracePeriodSeconds);
+
+  /** Delete with grace period 0; false if the pod was already gone. */
+  boolean forceDelete(PodInfo pod);
+
+  /** For pods an eviction kept refusing: pod key → which PodDisruptionBudget and its status. */
+  Map<String, String> explainBlocked(List<PodInfo> pods);
+
+  void recordNodeEvent(String nodeName, boolean warning, String reason, String message);
+
+  /** The API server could not be reached or failed on a call the drain cannot do without. */
+  final class ClusterUnavailableException extends RuntimeException {
+    public ClusterUnavailableException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package io.gpufleet.drain;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import io.gpufleet.core.event.EventDecoder;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.outcome.MetricsSink;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import software.amazon.lambda.powertools.logging.PowertoolsLogging;
+
+/** Lambda entry: decode, hand to the service, answer with the outcomes, flush metrics. */
+public final class DrainHandler implements RequestStreamHandler {
+  static final Duration REPORT_RESERVE = Duration.ofSeconds(5);
+  private final EventDecoder decoder = new EventDecoder();
+  private final DrainService service;
+  private final MetricsSink metrics;
+  private final Clock clock;
+
+  public DrainHandler() {
+    this(DrainWiring.fromEnvironment(), Clock.systemUTC());
+    DrainPriming.register(this);
+  }
+
+  private DrainHandler(DrainWiring.Wired wired, Clock clock) {
+    this(wired.service(), wired.metrics(), clock);
+  }
+
+  public DrainHandler(DrainService service, MetricsSink metrics, Clock clock) {
+    this.service = service;
+    this.metrics = metrics;
+    this.clock = clock;
+  }
+
+  @Override
+  public void handleRequest(InputStream input, OutputStream output, Context context)
+      throws IOException {
+    byte[] payload = input.readAllBytes();
+    Instant hardStop =
+        clock.instant().plusMillis(context.getRemainingTimeInMillis()).minus(REPORT_RESERVE);
+    try {
+      var outcomes =
+          PowertoolsLogging.withLogging(
+              context, () -> service.handle(decoder.decode(payload), hardStop));
+      output.write(Json.MAPPER.writeValueAsBytes(outcomes));
+    } finally {
+      metrics.flush();
+    }
+  }
+
+  EventDecoder decoder() {
+    return decoder;
+  }
+}

@@ -1,0 +1,136 @@
+package io.gpufleet.drain;
+
+import io.gpufleet.core.event.FleetEvent;
+import io.gpufleet.drain.model.Action;
+import io.gpufleet.drain.model.DrainKind;
+import io.gpufleet.drain.model.NodeChange;
+import io.gpufleet.drain.model.NodeInfo;
+import io.gpufleet.drain.model.PodInfo;
+import io.gpufleet.drain.model.PodReport;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Pure decisions of the drain: what to do, until when, to which pods, with what grace. */
+public final class DrainPolicy {
+  public static final String LB_EXCLUSION_LABEL =
+      "node.kubernetes.io/exclude-from-external-load-balancers";
+  static final long DEFAULT_GRACE_SECONDS = 30;
+  static final int CRITICAL_PRIORITY = 2_000_000_000;
+
+  private final DrainSettings settings;
+
+  public DrainPolicy(DrainSettings settings) {
+    this.settings = settings;
+  }
+
+  public record Plan(DrainKind kind, Set<Action> actions, Instant deadline, String deadlineBasis) {}
+
+  /**
+   * The deadline: Spot = event time + 120 s − margin; Health = scheduled start − margin; every kind
+   * bounded by {@code hardStop} (the function's own time limit less a reporting reserve).
+   */
+  public Plan plan(FleetEvent.InstanceEvent event, Instant hardStop) {
+    DrainKind kind = DrainKind.of(event);
+    Set<Action> actions = settings.actions().getOrDefault(kind, Set.of());
+    Duration margin = settings.deadlineMargin();
+    Instant wanted;
+    String basis;
+    switch (event) {
+      case FleetEvent.SpotInterruption s -> {
+        wanted = s.meta().time().plus(DrainSettings.SPOT_NOTICE).minus(margin);
+        basis = "spot notice: event time + 120s - " + margin.toSeconds() + "s margin";
+      }
+      case FleetEvent.HealthScheduledChange h -> {
+        wanted = h.startTime().minus(margin);
+        basis = "AWS Health scheduled start - " + margin.toSeconds() + "s margin";
+      }
+      default -> {
+        wanted = hardStop;
+        basis = "function time limit";
+      }
+    }
+    if (hardStop.isBefore(wanted)) {
+      return new Plan(kind, actions, hardStop, basis + ", bounded by the function time limit");
+    }
+    return new Plan(kind, actions, wanted, basis);
+  }
+
+  /** The single patch that taints, labels, cordons and claims the node. */
+  public NodeChange claim(Plan plan, NodeInfo node, DrainMarker marker) {
+    NodeInfo.Taint taint = null;
+    Map<String, String> labels = new LinkedHashMap<>();
+    if (plan.actions().contains(Action.TAINT)) {
+      if (!node.hasTaint(settings.taintKey(), "NoSchedule")) {
+        taint = new NodeInfo.Taint(settings.taintKey(), plan.kind().label(), "NoSchedule");
+      }
+      if (settings.excludeFromLoadBalancers()) {
+        labels.put(LB_EXCLUSION_LABEL, "true");
+      }
+    }
+    boolean cordon = plan.actions().contains(Action.CORDON) && !node.unschedulable();
+    return new NodeChange(
+        taint, cordon, labels, Map.of(DrainMarker.ANNOTATION, marker.toJson()), true);
+  }
+
+  /** Which pods to evict (critical ones in a second wave) and which to leave, with why. */
+  public record Selection(
+      List<PodInfo> first, List<PodInfo> critical, List<PodInfo> terminating, List<PodReport> skipped) {}
+
+  public Selection select(List<PodInfo> pods) {
+    var first = new ArrayList<PodInfo>();
+    var critical = new ArrayList<PodInfo>();
+    var terminating = new ArrayList<PodInfo>();
+    var skipped = new ArrayList<PodReport>();
+    for (PodInfo p : pods) {
+      String skip = skipReason(p);
+      if (skip != null) {
+        skipped.add(
+            new PodReport(p.key(), PodReport.Status.SKIPPED, skip, 0, null, null, isCritical(p)));
+      } else if (p.terminating()) {
+        terminating.add(p);
+      } else if (isCritical(p)) {
+        critical.add(p);
+      } else {
+        first.add(p);
+      }
+    }
+    return new Selection(first, critical, terminating, skipped);
+  }
+
+  String skipReason(PodInfo p) {
+    if (p.mirror() || "Node".equals(p.ownerKind())) {
+      return "mirror/static pod (managed by the kubelet)";
+    }
+    if ("Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) {
+      return "terminal pod (" + p.phase() + ")";
+    }
+    if (settings.skipDaemonSets() && "DaemonSet".equals(p.ownerKind())) {
+      return "DaemonSet pod (DRAIN_SKIP_DAEMONSETS=true)";
+    }
+    return null;
+  }
+
+  static boolean isCritical(PodInfo p) {
+    return "system-node-critical".equals(p.priorityClassName())
+        || "system-cluster-critical".equals(p.priorityClassName())
+        || (p.priority() != null && p.priority() >= CRITICAL_PRIORITY);
+  }
+
+  /** The pod's requested grace period, capped to the whole seconds left before the deadline. */
+  public static long grantedGrace(PodInfo p, Duration timeLeft) {
+    long requested = requestedGrace(p);
+    long available = Math.max(1, timeLeft.toSeconds());
+    return Math.min(requested, available);
+  }
+
+  public static long requestedGrace(PodInfo p) {
+    return p.terminationGracePeriodSeconds() == null
+        ? DEFAULT_GRACE_SECONDS
+        : p.terminationGracePeriodSeconds();
+  }
+}

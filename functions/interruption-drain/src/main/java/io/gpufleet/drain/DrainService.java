@@ -1,0 +1,299 @@
+package io.gpufleet.drain;
+
+import io.gpufleet.core.event.DecodeResult;
+import io.gpufleet.core.event.FleetEvent;
+import io.gpufleet.core.time.Sleeper;
+import io.gpufleet.drain.model.Action;
+import io.gpufleet.drain.model.DrainKind;
+import io.gpufleet.drain.model.DrainOutcome;
+import io.gpufleet.drain.model.DrainOutcome.Status;
+import io.gpufleet.drain.model.NodeInfo;
+import io.gpufleet.drain.model.PodReport;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Orchestrates one event: find each named node by providerID, claim + taint + cordon it in one
+ * patch, drain it, and report. Throws only for transient cluster failures (so Lambda retries and
+ * then dead-letters); everything else ends in an outcome.
+ */
+public final class DrainService {
+  private static final Duration CLAIM_GRACE = Duration.ofSeconds(30);
+  private static final int CLAIM_ATTEMPTS = 5;
+
+  private final DrainSettings settings;
+  private final DrainPolicy policy;
+  private final ClusterPort cluster;
+  private final Drainer drainer;
+  private final DrainReporter reporter;
+  private final Clock clock;
+
+  public DrainService(
+      DrainSettings settings,
+      ClusterPort cluster,
+      DrainReporter reporter,
+      Clock clock,
+      Sleeper sleeper) {
+    this.settings = settings;
+    this.policy = new DrainPolicy(settings);
+    this.cluster = cluster;
+    this.drainer = new Drainer(cluster, clock, sleeper, settings);
+    this.reporter = reporter;
+    this.clock = clock;
+  }
+
+  public DrainSettings settings() {
+    return settings;
+  }
+
+  /** Handles a decoded payload; {@code hardStop} is when the function must have answered. */
+  public List<DrainOutcome> handle(DecodeResult decoded, Instant hardStop) {
+    Instant received = clock.instant();
+    List<DrainOutcome> outcomes =
+        switch (decoded) {
+          case DecodeResult.Rejected r ->
+              List.of(
+                  DrainOutcome.simple(
+                      r.eventId(),
+                      null,
+                      null,
+                      settings.clusterName(),
+                      null,
+                      Status.REJECTED,
+                      r.reason(),
+                      received));
+          case DecodeResult.Decoded d -> handle(d.event(), hardStop);
+        };
+    if (decoded instanceof DecodeResult.Rejected) {
+      outcomes.forEach(reporter::report);
+    }
+    return outcomes;
+  }
+
+  public List<DrainOutcome> handle(FleetEvent event, Instant hardStop) {
+    Instant received = clock.instant();
+    if (!(event instanceof FleetEvent.InstanceEvent ie)) {
+      var outcome =
+          DrainOutcome.simple(
+              event.meta().id(),
+              null,
+              null,
+              settings.clusterName(),
+              null,
+              Status.NO_ACTION,
+              event instanceof FleetEvent.Unsupported u ? u.why() : "not an instance event",
+              received);
+      reporter.report(outcome);
+      return List.of(outcome);
+    }
+    List<String> ids = ie.instanceIds();
+    if (ids.size() == 1) {
+      return List.of(handleInstance(ie, ids.get(0), received, hardStop));
+    }
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      var futures = new ArrayList<Future<DrainOutcome>>();
+      for (String id : ids) {
+        futures.add(pool.submit(() -> handleInstance(ie, id, received, hardStop)));
+      }
+      var out = new ArrayList<DrainOutcome>();
+      for (var f : futures) {
+        out.add(f.get());
+      }
+      return out;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  private DrainOutcome handleInstance(
+      FleetEvent.InstanceEvent event, String instanceId, Instant received, Instant hardStop) {
+    DrainOutcome outcome;
+    try {
+      outcome = drainInstance(event, instanceId, received, hardStop);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while draining " + instanceId, e);
+    }
+    reporter.report(outcome);
+    return outcome;
+  }
+
+  private DrainOutcome drainInstance(
+      FleetEvent.InstanceEvent event, String instanceId, Instant received, Instant hardStop)
+      throws InterruptedException {
+    DrainPolicy.Plan plan = policy.plan(event, hardStop);
+    String eventId = event.meta().id();
+    DrainKind kind = plan.kind();
+    if (plan.actions().isEmpty()) {
+      return simple(event, instanceId, null, Status.NO_ACTION, "no actions configured for " + kind, received);
+    }
+    Optional<NodeInfo> found = cluster.findNodeByInstanceId(instanceId);
+    if (found.isEmpty()) {
+      return kind == DrainKind.STATE_CHANGE
+          ? simple(event, instanceId, null, Status.NODE_GONE, "no node for this instance any more: nothing left to drain", received)
+          : simple(event, instanceId, null, Status.NOT_IN_CLUSTER, "no node of cluster " + settings.clusterName() + " has providerID .../" + instanceId, received);
+    }
+    NodeInfo node = found.get();
+    boolean drain = plan.actions().contains(Action.DRAIN);
+    var marker =
+        new DrainMarker(
+            eventId,
+            kind.label(),
+            drain ? DrainMarker.State.IN_PROGRESS : DrainMarker.State.DONE,
+            plan.deadline().plus(CLAIM_GRACE));
+    for (int attempt = 1; ; attempt++) {
+      Optional<DrainMarker> existing = DrainMarker.read(node.annotations());
+      if (existing.isPresent() && existing.get().blocks(eventId, clock.instant())) {
+        return simple(event, instanceId, node.name(), Status.DUPLICATE, "event already " + (existing.get().state() == DrainMarker.State.DONE ? "handled" : "being handled") + " for this node", received);
+      }
+      if (cluster.patchNode(node, policy.claim(plan, node, marker))) {
+        break;
+      }
+      if (attempt == CLAIM_ATTEMPTS) {
+        throw new ClusterPort.ClusterUnavailableException(
+            "node " + node.name() + " kept changing under " + CLAIM_ATTEMPTS + " claim attempts", null);
+      }
+      var reread = cluster.getNode(node.name());
+      if (reread.isEmpty()) {
+        return simple(event, instanceId, node.name(), Status.NODE_GONE, "node deleted while claiming it", received);
+      }
+      node = reread.get();
+    }
+    Instant cordoned = clock.instant();
+    if (!drain) {
+      return new DrainOutcome(eventId, kind.label(), instanceId, settings.clusterName(), node.name(), Status.CORDONED,
+          "tainted/cordoned; this kind does not drain", plan.actions(), received, null, null,
+          new DrainOutcome.Timings(ms(received, cordoned), null, null), List.of(), List.of(), List.of(), List.of());
+    }
+    var selection = policy.select(cluster.podsOnNode(node.name()));
+    Drainer.Result result;
+    try {
+      result = drainer.run(node.name(), selection, plan.deadline());
+    } catch (RuntimeException | InterruptedException e) {
+      release(node.name(), marker);
+      throw e;
+    }
+    var finished = new DrainMarker(eventId, kind.label(), DrainMarker.State.DONE, marker.until());
+    patchMarker(node.name(), finished);
+    return outcome(event, instanceId, node.name(), plan, selection, result, received, cordoned);
+  }
+
+  private DrainOutcome outcome(
+      FleetEvent.InstanceEvent event,
+      String instanceId,
+      String nodeName,
+      DrainPolicy.Plan plan,
+      DrainPolicy.Selection selection,
+      Drainer.Result result,
+      Instant received,
+      Instant cordoned) {
+    var evicted = new ArrayList<String>();
+    var notEvicted = new ArrayList<PodReport>();
+    var capped = new ArrayList<PodReport>();
+    var blockedPods = new ArrayList<io.gpufleet.drain.model.PodInfo>();
+    for (PodReport r : result.reports()) {
+      if (r.madeIt()) {
+        evicted.add(r.pod());
+      } else {
+        notEvicted.add(r);
+      }
+      if (r.graceCapped()) {
+        capped.add(r);
+      }
+    }
+    if (notEvicted.stream().anyMatch(r -> r.status() == PodReport.Status.BLOCKED)) {
+      for (var p : concat(selection.first(), selection.critical())) {
+        if (notEvicted.stream().anyMatch(r -> r.pod().equals(p.key()) && r.status() == PodReport.Status.BLOCKED)) {
+          blockedPods.add(p);
+        }
+      }
+      Map<String, String> why = explain(blockedPods);
+      notEvicted.replaceAll(
+          r -> why.containsKey(r.pod()) ? r.with(r.status(), why.get(r.pod()) + " (last answer: " + r.reason() + ")") : r);
+    }
+    boolean complete = notEvicted.isEmpty();
+    Instant gone = result.allGoneAt();
+    boolean deadlineMet = complete && gone != null && !gone.isAfter(plan.deadline());
+    String message =
+        complete
+            ? evicted.size() + " pod(s) evicted, " + selection.skipped().size() + " skipped; deadline " + plan.deadlineBasis()
+            : notEvicted.size() + " pod(s) did not make it: " + String.join(", ", notEvicted.stream().map(PodReport::pod).toList());
+    return new DrainOutcome(
+        event.meta().id(),
+        plan.kind().label(),
+        instanceId,
+        settings.clusterName(),
+        nodeName,
+        complete ? Status.DRAINED : Status.PARTIAL,
+        message,
+        plan.actions(),
+        received,
+        plan.deadline(),
+        deadlineMet,
+        new DrainOutcome.Timings(
+            ms(received, cordoned),
+            result.allIssuedAt() == null ? ms(received, cordoned) : ms(received, result.allIssuedAt()),
+            gone == null ? null : ms(received, gone)),
+        List.copyOf(evicted),
+        List.copyOf(notEvicted),
+        selection.skipped(),
+        List.copyOf(capped));
+  }
+
+  private Map<String, String> explain(List<io.gpufleet.drain.model.PodInfo> pods) {
+    try {
+      return cluster.explainBlocked(pods);
+    } catch (RuntimeException e) {
+      return Map.of();
+    }
+  }
+
+  private static <T> List<T> concat(List<T> a, List<T> b) {
+    var out = new ArrayList<T>(a);
+    out.addAll(b);
+    return out;
+  }
+
+  private void patchMarker(String nodeName, DrainMarker marker) {
+    cluster.getNode(nodeName)
+        .ifPresent(
+            n ->
+                cluster.patchNode(
+                    n,
+                    new io.gpufleet.drain.model.NodeChange(
+                        null, false, Map.of(), Map.of(DrainMarker.ANNOTATION, marker.toJson()), false)));
+  }
+
+  /** Best effort: lets Lambda's retry of this event take over at once instead of waiting. */
+  private void release(String nodeName, DrainMarker marker) {
+    try {
+      patchMarker(nodeName, new DrainMarker(marker.eventId(), marker.kind(), DrainMarker.State.FAILED, marker.until()));
+    } catch (RuntimeException ignored) {
+      // the cluster is what failed; the claim then expires at marker.until()
+    }
+  }
+
+  private DrainOutcome simple(
+      FleetEvent.InstanceEvent event, String instanceId, String node, Status status, String message, Instant received) {
+    return DrainOutcome.simple(
+        event.meta().id(), DrainKind.of(event).label(), instanceId, settings.clusterName(), node, status, message, received);
+  }
+
+  private static long ms(Instant from, Instant to) {
+    return Duration.between(from, to).toMillis();
+  }
+}

@@ -1,0 +1,269 @@
+package io.gpufleet.drain;
+
+import io.gpufleet.core.time.Sleeper;
+import io.gpufleet.drain.model.EvictionResult;
+import io.gpufleet.drain.model.PodInfo;
+import io.gpufleet.drain.model.PodReport;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+
+/**
+ * Evicts a node's pods concurrently (virtual threads, bounded by a semaphore), retrying 429 with
+ * jittered backoff until the deadline, then waits for the pods to be gone. Critical pods go in a
+ * second wave once the first is gone (or time is short). All waiting goes through the injected
+ * {@link Sleeper} and all time through the {@link Clock}.
+ */
+public final class Drainer {
+  static final Duration BACKOFF_BASE = Duration.ofMillis(200);
+  static final Duration BACKOFF_MAX = Duration.ofSeconds(3);
+  static final Duration POLL = Duration.ofMillis(250);
+  static final Duration FORCE_RESERVE = Duration.ofSeconds(3);
+  static final int MAX_ERROR_RETRIES = 4;
+
+  private final ClusterPort cluster;
+  private final Clock clock;
+  private final Sleeper sleeper;
+  private final DrainSettings settings;
+
+  public Drainer(ClusterPort cluster, Clock clock, Sleeper sleeper, DrainSettings settings) {
+    this.cluster = cluster;
+    this.clock = clock;
+    this.sleeper = sleeper;
+    this.settings = settings;
+  }
+
+  /** What the drain ended with: one report per pod it tried, and when milestones were reached. */
+  public record Result(List<PodReport> reports, Instant allIssuedAt, Instant allGoneAt) {}
+
+  public Result run(String nodeName, DrainPolicy.Selection selection, Instant deadline)
+      throws InterruptedException {
+    Instant evictUntil =
+        settings.forceDeleteAtDeadline() ? deadline.minus(FORCE_RESERVE) : deadline;
+    var reports = new LinkedHashMap<String, PodReport>();
+    var waitFor = new LinkedHashMap<String, PodInfo>();
+    selection.terminating().forEach(p -> waitFor.put(p.uid(), p));
+
+    Instant firstWaveCutoff = criticalCutoff(evictUntil, !selection.critical().isEmpty());
+    Instant issued1 = evictAll(selection.first(), evictUntil, reports, waitFor);
+    awaitGone(nodeName, waitFor, firstWaveCutoff);
+    Instant issued2 = evictAll(selection.critical(), evictUntil, reports, waitFor);
+    Instant allIssued = issued2 != null ? issued2 : issued1;
+    Instant allGone = awaitGone(nodeName, waitFor, evictUntil);
+
+    if (!waitFor.isEmpty() || reports.values().stream().anyMatch(r -> !r.madeIt())) {
+      finishLeftovers(reports, waitFor, allGone == null);
+    }
+    for (PodInfo p : selection.terminating()) {
+      reports.putIfAbsent(
+          p.uid(),
+          new PodReport(
+              p.key(),
+              waitFor.containsKey(p.uid())
+                  ? PodReport.Status.STILL_TERMINATING
+                  : PodReport.Status.GONE,
+              "was already terminating when the drain started",
+              0,
+              null,
+              null,
+              DrainPolicy.isCritical(p)));
+    }
+    return new Result(List.copyOf(reports.values()), allIssued, allGone);
+  }
+
+  /** First wave may use the time up to a reserve that leaves the critical wave room to act. */
+  private Instant criticalCutoff(Instant until, boolean hasCritical) {
+    if (!hasCritical) {
+      return until;
+    }
+    Duration left = Duration.between(clock.instant(), until);
+    Duration reserve = left.dividedBy(4);
+    if (reserve.compareTo(Duration.ofSeconds(15)) > 0) {
+      reserve = Duration.ofSeconds(15);
+    }
+    return until.minus(reserve);
+  }
+
+  private Instant evictAll(
+      List<PodInfo> pods,
+      Instant until,
+      Map<String, PodReport> reports,
+      Map<String, PodInfo> waitFor)
+      throws InterruptedException {
+    if (pods.isEmpty()) {
+      return null;
+    }
+    var gate = new Semaphore(settings.evictionConcurrency());
+    var results = new ConcurrentHashMap<String, PodReport>();
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      var futures = new ArrayList<Future<?>>();
+      for (PodInfo pod : pods) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  gate.acquire();
+                  try {
+                    results.put(pod.uid(), evictOne(pod, until));
+                  } finally {
+                    gate.release();
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : futures) {
+        try {
+          f.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          throw new IllegalStateException("eviction task failed", e.getCause());
+        }
+      }
+    }
+    Instant issued = clock.instant();
+    for (PodInfo pod : pods) {
+      PodReport r = results.get(pod.uid());
+      reports.put(pod.uid(), r);
+      if (r.status() == PodReport.Status.EVICTED) {
+        waitFor.put(pod.uid(), pod);
+      }
+    }
+    return issued;
+  }
+
+  PodReport evictOne(PodInfo pod, Instant until) throws InterruptedException {
+    long requested = DrainPolicy.requestedGrace(pod);
+    boolean critical = DrainPolicy.isCritical(pod);
+    int attempts = 0;
+    int errors = 0;
+    long granted = requested;
+    String lastReason = "deadline passed before the first eviction attempt";
+    Duration backoff = BACKOFF_BASE;
+    while (true) {
+      Duration left = Duration.between(clock.instant(), until);
+      if (attempts > 0 && (left.isNegative() || left.isZero())) {
+        boolean blocked = lastReason.startsWith("429");
+        return new PodReport(
+            pod.key(),
+            blocked ? PodReport.Status.BLOCKED : PodReport.Status.FAILED,
+            lastReason,
+            attempts,
+            requested,
+            granted,
+            critical);
+      }
+      granted = DrainPolicy.grantedGrace(pod, left);
+      attempts++;
+      EvictionResult result = cluster.evict(pod, granted);
+      switch (result) {
+        case EvictionResult.Evicted e -> {
+          return new PodReport(
+              pod.key(), PodReport.Status.EVICTED, null, attempts, requested, granted, critical);
+        }
+        case EvictionResult.Gone g -> {
+          return new PodReport(
+              pod.key(), PodReport.Status.GONE, "already gone", attempts, null, null, critical);
+        }
+        case EvictionResult.MultiplePdb m -> {
+          return new PodReport(
+              pod.key(),
+              PodReport.Status.CONFIG_ERROR,
+              "more than one PodDisruptionBudget selects this pod: " + m.message(),
+              attempts,
+              requested,
+              null,
+              critical);
+        }
+        case EvictionResult.Blocked b -> lastReason = "429 " + b.message();
+        case EvictionResult.Failed f -> {
+          lastReason = "API error " + f.code() + ": " + f.message();
+          if (!f.retryable() || ++errors > MAX_ERROR_RETRIES) {
+            return new PodReport(
+                pod.key(),
+                PodReport.Status.FAILED,
+                lastReason,
+                attempts,
+                requested,
+                null,
+                critical);
+          }
+        }
+      }
+      Duration remaining = Duration.between(clock.instant(), until);
+      if (remaining.isNegative() || remaining.isZero()) {
+        continue; // report on the next loop turn
+      }
+      Duration jittered = jitter(backoff);
+      sleeper.sleep(jittered.compareTo(remaining) < 0 ? jittered : remaining);
+      backoff = backoff.multipliedBy(2).compareTo(BACKOFF_MAX) > 0 ? BACKOFF_MAX : backoff.multipliedBy(2);
+    }
+  }
+
+  /** Between half and all of the backoff, so retries of many pods do not arrive in lockstep. */
+  static Duration jitter(Duration backoff) {
+    long ms = backoff.toMillis();
+    return Duration.ofMillis(ms / 2 + ThreadLocalRandom.current().nextLong(ms / 2 + 1));
+  }
+
+  /** Polls the node's pods until none we wait for remain; returns when that happened, or null. */
+  private Instant awaitGone(String nodeName, Map<String, PodInfo> waitFor, Instant until)
+      throws InterruptedException {
+    while (!waitFor.isEmpty()) {
+      Set<String> present =
+          cluster.podsOnNode(nodeName).stream().map(PodInfo::uid).collect(Collectors.toSet());
+      waitFor.keySet().retainAll(present);
+      if (waitFor.isEmpty()) {
+        break;
+      }
+      Duration left = Duration.between(clock.instant(), until);
+      if (left.isNegative() || left.isZero()) {
+        return null;
+      }
+      sleeper.sleep(POLL.compareTo(left) < 0 ? POLL : left);
+    }
+    return clock.instant();
+  }
+
+  /** At the deadline: force-delete what is left if configured, and label what did not make it. */
+  private void finishLeftovers(
+      Map<String, PodReport> reports, Map<String, PodInfo> waitFor, boolean timedOut) {
+    var stillThere = new HashSet<>(waitFor.keySet());
+    if (settings.forceDeleteAtDeadline()) {
+      for (var entry : reports.entrySet()) {
+        PodReport r = entry.getValue();
+        if (!r.madeIt() || stillThere.contains(entry.getKey())) {
+          // The pod object is needed to delete; rebuild the minimal identity from the report key.
+          String[] nsName = r.pod().split("/", 2);
+          var pod =
+              new PodInfo(
+                  nsName[0], nsName[1], entry.getKey(), null, null, false, false, null, null, null,
+                  Map.of());
+          cluster.forceDelete(pod);
+          entry.setValue(r.with(PodReport.Status.FORCE_DELETED, "force-deleted at the deadline"
+              + (r.reason() == null ? "" : " after: " + r.reason())));
+          stillThere.remove(entry.getKey());
+        }
+      }
+    }
+    for (String uid : stillThere) {
+      PodReport r = reports.get(uid);
+      if (r != null && r.status() == PodReport.Status.EVICTED) {
+        reports.put(
+            uid,
+            r.with(
+                PodReport.Status.STILL_TERMINATING,
+                "eviction accepted, pod still terminating at the deadline"));
+      }
+    }
+  }
+}

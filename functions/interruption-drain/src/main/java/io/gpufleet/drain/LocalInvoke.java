@@ -1,0 +1,31 @@
+package io.gpufleet.drain;
+
+import io.gpufleet.core.lambda.LocalContext;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Runs the Lambda handler once outside Lambda: {@code java -jar interruption-drain-lambda.jar
+ * EVENT.json} (or the event on standard input), configured by the same environment variables.
+ */
+public final class LocalInvoke {
+  private LocalInvoke() {}
+
+  public static void main(String[] args) throws Exception {
+    byte[] event;
+    if (args.length == 0 || args[0].equals("-")) {
+      event = System.in.readAllBytes();
+    } else {
+      event = Files.readAllBytes(Path.of(args[0]));
+    }
+    var handler = new DrainHandler();
+    var out = new ByteArrayOutputStream();
+    try (InputStream in = new java.io.ByteArrayInputStream(event)) {
+      handler.handleRequest(in, out, new LocalContext("interruption-drain", 170_000));
+    }
+    System.out.println(out.toString(StandardCharsets.UTF_8));
+  }
+}

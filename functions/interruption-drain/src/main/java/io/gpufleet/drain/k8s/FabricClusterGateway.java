@@ -1,0 +1,309 @@
+package io.gpufleet.drain.k8s;
+
+import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeList;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PreconditionsBuilder;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.k8s.LabelSelectors;
+import io.gpufleet.drain.ClusterPort;
+import io.gpufleet.drain.model.EvictionResult;
+import io.gpufleet.drain.model.NodeChange;
+import io.gpufleet.drain.model.NodeInfo;
+import io.gpufleet.drain.model.PodInfo;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/** {@link ClusterPort} over fabric8. Node lookups are cached by instance id and re-verified. */
+public final class FabricClusterGateway implements ClusterPort {
+  static final int PAGE = 500;
+  private final KubernetesClient client;
+  private final Map<String, String> nodeNameByInstance = new ConcurrentHashMap<>();
+
+  public FabricClusterGateway(KubernetesClient client) {
+    this.client = client;
+  }
+
+  @Override
+  public Optional<NodeInfo> findNodeByInstanceId(String instanceId) {
+    String suffix = "/" + instanceId;
+    String cached = nodeNameByInstance.get(instanceId);
+    if (cached != null) {
+      var node = getNode(cached);
+      if (node.isPresent() && node.get().providerId() != null && node.get().providerId().endsWith(suffix)) {
+        return node;
+      }
+      nodeNameByInstance.remove(instanceId);
+    }
+    String continueToken = null;
+    NodeInfo match = null;
+    do {
+      String token = continueToken;
+      NodeList page =
+          read("list nodes", () -> client.nodes().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit((long) PAGE).withContinue(token).build()));
+      for (Node n : page.getItems()) {
+        String pid = n.getSpec() == null ? null : n.getSpec().getProviderID();
+        if (pid != null) {
+          nodeNameByInstance.put(pid.substring(pid.lastIndexOf('/') + 1), n.getMetadata().getName());
+          if (pid.endsWith(suffix)) {
+            match = toNode(n);
+          }
+        }
+      }
+      continueToken = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+    } while (continueToken != null && !continueToken.isEmpty());
+    return Optional.ofNullable(match);
+  }
+
+  @Override
+  public Optional<NodeInfo> getNode(String name) {
+    Node node = read("get node " + name, () -> client.nodes().withName(name).get());
+    return Optional.ofNullable(node).map(FabricClusterGateway::toNode);
+  }
+
+  @Override
+  public boolean patchNode(NodeInfo node, NodeChange change) {
+    var metadata = new LinkedHashMap<String, Object>();
+    if (change.guarded()) {
+      metadata.put("resourceVersion", node.resourceVersion());
+    }
+    if (!change.labels().isEmpty()) {
+      metadata.put("labels", change.labels());
+    }
+    if (!change.annotations().isEmpty()) {
+      metadata.put("annotations", change.annotations());
+    }
+    var spec = new LinkedHashMap<String, Object>();
+    if (change.cordon()) {
+      spec.put("unschedulable", true);
+    }
+    if (change.addTaint() != null) {
+      // A merge patch replaces the list: send what is there plus ours (guarded by resourceVersion).
+      var taints = new ArrayList<Map<String, String>>();
+      for (var t : node.taints()) {
+        taints.add(taint(t));
+      }
+      taints.add(taint(change.addTaint()));
+      spec.put("taints", taints);
+    }
+    var patch = new LinkedHashMap<String, Object>();
+    patch.put("metadata", metadata);
+    if (!spec.isEmpty()) {
+      patch.put("spec", spec);
+    }
+    try {
+      client.nodes().withName(node.name()).patch(PatchContext.of(PatchType.JSON_MERGE), Json.write(patch));
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409) {
+        return false;
+      }
+      throw unavailable("patch node " + node.name(), e);
+    }
+  }
+
+  private static Map<String, String> taint(NodeInfo.Taint t) {
+    var m = new LinkedHashMap<String, String>();
+    m.put("key", t.key());
+    if (t.value() != null) {
+      m.put("value", t.value());
+    }
+    m.put("effect", t.effect());
+    return m;
+  }
+
+  @Override
+  public List<PodInfo> podsOnNode(String nodeName) {
+    var list =
+        read("list pods on " + nodeName, () -> client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list());
+    return list.getItems().stream().map(FabricClusterGateway::toPod).toList();
+  }
+
+  @Override
+  public EvictionResult evict(PodInfo pod, long gracePeriodSeconds) {
+    var eviction =
+        new EvictionBuilder()
+            .withNewMetadata()
+            .withName(pod.name())
+            .withNamespace(pod.namespace())
+            .endMetadata()
+            .withDeleteOptions(
+                new DeleteOptionsBuilder()
+                    .withGracePeriodSeconds(gracePeriodSeconds)
+                    .withPreconditions(new PreconditionsBuilder().withUid(pod.uid()).build())
+                    .build())
+            .build();
+    try {
+      boolean accepted = client.pods().inNamespace(pod.namespace()).withName(pod.name()).evict(eviction);
+      return accepted
+          ? new EvictionResult.Evicted()
+          : new EvictionResult.Blocked("the PodDisruptionBudget allows no disruption now");
+    } catch (KubernetesClientException e) {
+      int code = e.getCode();
+      String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : String.valueOf(e.getMessage());
+      if (code == 404) {
+        return new EvictionResult.Gone();
+      }
+      if (code == 409 && message.contains("UID")) {
+        // precondition failed: a new pod took the name (StatefulSet); ours is gone
+        return new EvictionResult.Gone();
+      }
+      if (code == 429) {
+        return new EvictionResult.Blocked(message);
+      }
+      if (code == 500 && message.contains("more than one PodDisruptionBudget")) {
+        return new EvictionResult.MultiplePdb(message);
+      }
+      return new EvictionResult.Failed(code, message, code == 0 || code >= 500 || code == 409);
+    }
+  }
+
+  @Override
+  public boolean forceDelete(PodInfo pod) {
+    try {
+      var deleted = client.pods().inNamespace(pod.namespace()).withName(pod.name()).withGracePeriod(0).delete();
+      return !deleted.isEmpty();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return false;
+      }
+      throw unavailable("force-delete " + pod.key(), e);
+    }
+  }
+
+  @Override
+  public Map<String, String> explainBlocked(List<PodInfo> pods) {
+    var byNamespace = new HashMap<String, List<PodDisruptionBudget>>();
+    var out = new LinkedHashMap<String, String>();
+    for (PodInfo pod : pods) {
+      var pdbs =
+          byNamespace.computeIfAbsent(
+              pod.namespace(),
+              ns -> client.policy().v1().podDisruptionBudget().inNamespace(ns).list().getItems());
+      var matching = pdbs.stream().filter(p -> LabelSelectors.matches(p.getSpec().getSelector(), pod.labels())).toList();
+      if (matching.isEmpty()) {
+        continue;
+      }
+      var pdb = matching.get(0);
+      var s = pdb.getStatus();
+      String spec =
+          pdb.getSpec().getMinAvailable() != null
+              ? "minAvailable=" + text(pdb.getSpec().getMinAvailable())
+              : "maxUnavailable=" + text(pdb.getSpec().getMaxUnavailable());
+      out.put(
+          pod.key(),
+          "PodDisruptionBudget "
+              + pdb.getMetadata().getNamespace()
+              + "/"
+              + pdb.getMetadata().getName()
+              + " ("
+              + spec
+              + (s == null
+                  ? ""
+                  : ", healthy " + s.getCurrentHealthy() + "/" + s.getDesiredHealthy() + " required, disruptionsAllowed " + s.getDisruptionsAllowed())
+              + ") allowed no eviction before the deadline");
+    }
+    return out;
+  }
+
+  @Override
+  public void recordNodeEvent(String nodeName, boolean warning, String reason, String message) {
+    String now = Instant.now().toString();
+    var event =
+        new EventBuilder()
+            .withNewMetadata()
+            .withName(nodeName + "." + UUID.randomUUID().toString().substring(0, 8))
+            .withNamespace("default")
+            .endMetadata()
+            .withInvolvedObject(new ObjectReferenceBuilder().withKind("Node").withName(nodeName).withApiVersion("v1").build())
+            .withType(warning ? "Warning" : "Normal")
+            .withReason(reason)
+            .withMessage(message.length() > 1000 ? message.substring(0, 1000) : message)
+            .withNewSource()
+            .withComponent("gpufleet-interruption-drain")
+            .endSource()
+            .withFirstTimestamp(now)
+            .withLastTimestamp(now)
+            .withCount(1)
+            .build();
+    client.v1().events().inNamespace("default").resource(event).create();
+  }
+
+  private static String text(io.fabric8.kubernetes.api.model.IntOrString v) {
+    return v == null ? "?" : v.getIntVal() != null ? v.getIntVal().toString() : v.getStrVal();
+  }
+
+  static NodeInfo toNode(Node n) {
+    var spec = n.getSpec();
+    List<NodeInfo.Taint> taints =
+        spec == null || spec.getTaints() == null
+            ? List.of()
+            : spec.getTaints().stream().map(FabricClusterGateway::toTaint).toList();
+    return new NodeInfo(
+        n.getMetadata().getName(),
+        spec == null ? null : spec.getProviderID(),
+        n.getMetadata().getResourceVersion(),
+        spec != null && Boolean.TRUE.equals(spec.getUnschedulable()),
+        taints,
+        n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels(),
+        n.getMetadata().getAnnotations() == null ? Map.of() : n.getMetadata().getAnnotations());
+  }
+
+  private static NodeInfo.Taint toTaint(Taint t) {
+    return new NodeInfo.Taint(t.getKey(), t.getValue(), t.getEffect());
+  }
+
+  static PodInfo toPod(Pod p) {
+    var meta = p.getMetadata();
+    List<OwnerReference> owners = meta.getOwnerReferences() == null ? List.of() : meta.getOwnerReferences();
+    String ownerKind =
+        owners.stream().filter(o -> Boolean.TRUE.equals(o.getController())).map(OwnerReference::getKind).findFirst()
+            .orElse(owners.isEmpty() ? null : owners.get(0).getKind());
+    boolean mirror = meta.getAnnotations() != null && meta.getAnnotations().containsKey("kubernetes.io/config.mirror");
+    var spec = p.getSpec();
+    return new PodInfo(
+        meta.getNamespace(),
+        meta.getName(),
+        meta.getUid(),
+        p.getStatus() == null ? null : p.getStatus().getPhase(),
+        ownerKind,
+        mirror,
+        meta.getDeletionTimestamp() != null,
+        spec == null ? null : spec.getPriorityClassName(),
+        spec == null ? null : spec.getPriority(),
+        spec == null ? null : spec.getTerminationGracePeriodSeconds(),
+        meta.getLabels() == null ? Map.of() : meta.getLabels());
+  }
+
+  private static <T> T read(String what, Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (KubernetesClientException e) {
+      throw unavailable(what, e);
+    }
+  }
+
+  private static ClusterUnavailableException unavailable(String what, KubernetesClientException e) {
+    return new ClusterUnavailableException(
+        "Kubernetes API: " + what + " failed (HTTP " + e.getCode() + "): " + e.getMessage(), e);
+  }
+}

@@ -1,0 +1,41 @@
+package io.gpufleet.drain.model;
+
+import io.gpufleet.core.event.FleetEvent;
+import java.util.Arrays;
+import java.util.Optional;
+
+/** The event kinds this function acts on, with the names used in configuration and outcomes. */
+public enum DrainKind {
+  SPOT_INTERRUPTION("spot-interruption"),
+  REBALANCE("rebalance"),
+  STATE_CHANGE("state-change"),
+  HEALTH_SCHEDULED("health-scheduled");
+
+  private final String label;
+
+  DrainKind(String label) {
+    this.label = label;
+  }
+
+  public String label() {
+    return label;
+  }
+
+  public static Optional<DrainKind> byLabel(String label) {
+    return Arrays.stream(values()).filter(k -> k.label.equals(label)).findFirst();
+  }
+
+  public static DrainKind of(FleetEvent.InstanceEvent event) {
+    return switch (event) {
+      case FleetEvent.SpotInterruption s -> SPOT_INTERRUPTION;
+      case FleetEvent.RebalanceRecommendation r -> REBALANCE;
+      case FleetEvent.InstanceStateChange c -> STATE_CHANGE;
+      case FleetEvent.HealthScheduledChange h -> HEALTH_SCHEDULED;
+    };
+  }
+
+  @Override
+  public String toString() {
+    return label;
+  }
+}

@@ -1,0 +1,81 @@
+package io.gpufleet.drain.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/** One structured record per (event, instance): logged, counted, published and returned. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record DrainOutcome(
+    String eventId,
+    String kind,
+    String instanceId,
+    String cluster,
+    String node,
+    Status status,
+    String message,
+    Set<Action> actions,
+    Instant receivedAt,
+    Instant deadline,
+    Boolean deadlineMet,
+    Timings timings,
+    List<String> podsEvicted,
+    List<PodReport> podsNotEvicted,
+    List<PodReport> podsSkipped,
+    List<PodReport> gracePeriodCapped) {
+
+  public enum Status {
+    /** Every evictable pod is gone. */
+    DRAINED,
+    /** Some pods did not make it; {@code podsNotEvicted} names each with its reason. */
+    PARTIAL,
+    /** Tainted and/or cordoned, no drain configured for this kind. */
+    CORDONED,
+    /** The same event id was already handled (or is being handled) for this node. */
+    DUPLICATE,
+    /** No node of this cluster has that instance as providerID. */
+    NOT_IN_CLUSTER,
+    /** A state-change for an instance whose node is already gone. */
+    NODE_GONE,
+    /** Nothing to do for this kind (configuration or event says so). */
+    NO_ACTION,
+    /** The payload could not be understood; acknowledged, not retried. */
+    REJECTED
+  }
+
+  /** Milliseconds from receipt to each milestone (null when not reached). */
+  public record Timings(Long cordonedMs, Long evictionsIssuedMs, Long allGoneMs) {}
+
+  public boolean acted() {
+    return status == Status.DRAINED || status == Status.PARTIAL || status == Status.CORDONED;
+  }
+
+  public static DrainOutcome simple(
+      String eventId,
+      String kind,
+      String instanceId,
+      String cluster,
+      String node,
+      Status status,
+      String message,
+      Instant receivedAt) {
+    return new DrainOutcome(
+        eventId,
+        kind,
+        instanceId,
+        cluster,
+        node,
+        status,
+        message,
+        Set.of(),
+        receivedAt,
+        null,
+        null,
+        null,
+        List.of(),
+        List.of(),
+        List.of(),
+        List.of());
+  }
+}

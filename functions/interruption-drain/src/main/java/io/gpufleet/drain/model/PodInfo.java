@@ -1,0 +1,22 @@
+package io.gpufleet.drain.model;
+
+import java.util.Map;
+
+/** What the drain needs to know of a Pod. */
+public record PodInfo(
+    String namespace,
+    String name,
+    String uid,
+    String phase,
+    String ownerKind,
+    boolean mirror,
+    boolean terminating,
+    String priorityClassName,
+    Integer priority,
+    Long terminationGracePeriodSeconds,
+    Map<String, String> labels) {
+
+  public String key() {
+    return namespace + "/" + name;
+  }
+}

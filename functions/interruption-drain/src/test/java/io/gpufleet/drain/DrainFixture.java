@@ -1,0 +1,130 @@
+package io.gpufleet.drain;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpufleet.core.event.DecodeResult;
+import io.gpufleet.core.event.EventDecoder;
+import io.gpufleet.core.event.FleetEvent;
+import io.gpufleet.drain.k8s.FabricClusterGateway;
+import io.gpufleet.sim.Recorders;
+import io.gpufleet.sim.SimCluster;
+import io.gpufleet.sim.SimTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+
+/** A simulated cluster plus a drain service wired to it with recording fakes. */
+final class DrainFixture implements AutoCloseable {
+  static final double SPEED = 40;
+  final SimTime time;
+  final SimCluster cluster;
+  final KubernetesClient client;
+  final Recorders.RecordingPublisher publisher = new Recorders.RecordingPublisher();
+  final Recorders.RecordingNotifier notifier = new Recorders.RecordingNotifier();
+  final Recorders.RecordingMetrics metrics = new Recorders.RecordingMetrics();
+  DrainSettings settings;
+  DrainService service;
+
+  DrainFixture() {
+    this(DrainSettings.defaults("sim-cluster"));
+  }
+
+  DrainFixture(DrainSettings settings) {
+    this.time = new SimTime(Instant.parse("2026-11-29T12:00:00Z"), SPEED);
+    this.cluster = SimCluster.start(time);
+    this.client = cluster.newClient();
+    use(settings);
+  }
+
+  void use(DrainSettings newSettings) {
+    this.settings = newSettings;
+    var gateway = new FabricClusterGateway(client);
+    var reporter = new DrainReporter(gateway, metrics, publisher, notifier);
+    this.service = new DrainService(settings, gateway, reporter, time.clock(), time.sleeper());
+  }
+
+  Instant hardStop() {
+    return time.now().plus(Duration.ofMinutes(14));
+  }
+
+  static final EventDecoder DECODER = new EventDecoder();
+
+  FleetEvent spot(String id, String instance) {
+    return decode(
+        """
+        {"version":"0","id":"%s","detail-type":"EC2 Spot Instance Interruption Warning",
+         "source":"aws.ec2","account":"123456789012","time":"%s","region":"us-east-1",
+         "resources":["arn:aws:ec2:us-east-1a:instance/%s"],
+         "detail":{"instance-id":"%s","instance-action":"terminate"}}
+        """
+            .formatted(id, time.now(), instance, instance));
+  }
+
+  FleetEvent rebalance(String id, String instance) {
+    return decode(
+        """
+        {"version":"0","id":"%s","detail-type":"EC2 Instance Rebalance Recommendation",
+         "source":"aws.ec2","account":"123456789012","time":"%s","region":"us-east-1",
+         "resources":[],"detail":{"instance-id":"%s"}}
+        """
+            .formatted(id, time.now(), instance));
+  }
+
+  FleetEvent stateChange(String id, String instance, String state) {
+    return decode(
+        """
+        {"version":"0","id":"%s","detail-type":"EC2 Instance State-change Notification",
+         "source":"aws.ec2","account":"123456789012","time":"%s","region":"us-east-1",
+         "resources":[],"detail":{"instance-id":"%s","state":"%s"}}
+        """
+            .formatted(id, time.now(), instance, state));
+  }
+
+  FleetEvent health(String id, Instant start, String... instances) {
+    var entities = new StringBuilder();
+    for (String i : instances) {
+      entities.append(entities.isEmpty() ? "" : ",").append("{\"entityValue\":\"").append(i).append("\"}");
+    }
+    return decode(
+        """
+        {"version":"0","id":"%s","detail-type":"AWS Health Event","source":"aws.health",
+         "account":"123456789012","time":"%s","region":"us-east-1","resources":[],
+         "detail":{"eventArn":"arn:aws:health:us-east-1::event/EC2/AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED/x",
+          "service":"EC2","eventTypeCode":"AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED",
+          "eventTypeCategory":"scheduledChange","startTime":"%s",
+          "affectedEntities":[%s]}}
+        """
+            .formatted(id, time.now(), start, entities));
+  }
+
+  static FleetEvent decode(String json) {
+    var result = DECODER.decodeString(json);
+    if (result instanceof DecodeResult.Decoded d) {
+      return d.event();
+    }
+    throw new AssertionError("fixture event did not decode: " + result);
+  }
+
+  /** A node with {@code pods} ReplicaSet pods (no PDB) plus one DaemonSet pod. */
+  void nodeWithPods(String node, String instance, int pods) {
+    cluster.create(
+        SimCluster.gpuNode(node, instance, "us-east-1a", "g6e.12xlarge", "spot", "gpu-inference", null, 4));
+    for (int i = 0; i < pods; i++) {
+      cluster.create(
+          SimCluster.runningPod(
+              "apps", node + "-web-" + i, node, "ReplicaSet", "web", Map.of("app", "web"), 30, 0));
+    }
+    cluster.create(
+        SimCluster.runningPod(
+            "kube-system", node + "-dcgm", node, "DaemonSet", "dcgm-exporter", Map.of("app", "dcgm"), 30, 0));
+  }
+
+  long evictionRequests() {
+    return cluster.requests().stream().filter(r -> r.path().contains("/eviction")).count();
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    cluster.close();
+  }
+}
