@@ -39,6 +39,14 @@ import java.util.function.Predicate;
  * on a {@link SimTime}.
  */
 public final class SimCluster implements AutoCloseable {
+  // Held so the setting sticks: the mock server logs every request at INFO otherwise.
+  private static final java.util.logging.Logger MOCK_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+  static {
+    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+  }
+
   private final SimTime time;
   private final SimDispatcher dispatcher;
   private final KubernetesMockServer server;

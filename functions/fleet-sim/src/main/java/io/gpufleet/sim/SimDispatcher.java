@@ -111,6 +111,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
         return podsByField(m.group(2), m.group(3));
       }
     }
+    invalidate(request.method(), path);
     return super.dispatch(request);
   }
 
@@ -151,7 +152,13 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
   }
 
   private MockResponse evict(String namespace, String name, String body) {
-    evictionLock.lock();
+    // Decisions under a PDB must be atomic (concurrent evictions must not over-disrupt); pods no
+    // budget selects need no lock, so they are evicted in parallel as the API server does.
+    boolean locked = false;
+    if (!pdbsIn(namespace).isEmpty()) {
+      evictionLock.lock();
+      locked = true;
+    }
     try {
       String podPath = "/api/v1/namespaces/" + namespace + "/pods/" + name;
       MockResponse got = internal(HttpMethod.GET, podPath, null);
@@ -206,7 +213,9 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     } catch (java.io.IOException e) {
       return status(400, "BadRequest", "unreadable Eviction: " + e.getMessage());
     } finally {
-      evictionLock.unlock();
+      if (locked) {
+        evictionLock.unlock();
+      }
     }
   }
 
@@ -233,15 +242,29 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     }
   }
 
+  private final Map<String, List<PodDisruptionBudget>> pdbCache = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The namespace's PDBs, cached until a PDB is written. */
+  private List<PodDisruptionBudget> pdbsIn(String ns) {
+    return pdbCache.computeIfAbsent(
+        ns,
+        n ->
+            Serialization.unmarshal(
+                    internal(HttpMethod.GET, "/apis/policy/v1/namespaces/" + n + "/poddisruptionbudgets", null)
+                        .getBody()
+                        .readUtf8(),
+                    PodDisruptionBudgetList.class)
+                .getItems());
+  }
+
+  private void invalidate(HttpMethod method, String path) {
+    if (method != HttpMethod.GET && path.contains("/poddisruptionbudgets")) {
+      pdbCache.clear();
+    }
+  }
+
   private List<PodDisruptionBudget> matchingPdbs(Pod pod) {
-    String ns = pod.getMetadata().getNamespace();
-    var list =
-        Serialization.unmarshal(
-            internal(HttpMethod.GET, "/apis/policy/v1/namespaces/" + ns + "/poddisruptionbudgets", null)
-                .getBody()
-                .readUtf8(),
-            PodDisruptionBudgetList.class);
-    return list.getItems().stream()
+    return pdbsIn(pod.getMetadata().getNamespace()).stream()
         .filter(p -> LabelSelectors.matches(p.getSpec().getSelector(), pod.getMetadata().getLabels()))
         .toList();
   }
@@ -299,6 +322,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
   MockResponse internal(HttpMethod method, String path, String body) {
     var headers = Headers.builder().add("Content-Type", contentType(method)).add(ADMIN_HEADER, "1").build();
     var buffer = body == null ? new Buffer() : new Buffer(body.getBytes(StandardCharsets.UTF_8));
+    invalidate(method, path);
     return super.dispatch(new RecordedRequest("HTTP/1.1", method, path, headers, buffer));
   }
 

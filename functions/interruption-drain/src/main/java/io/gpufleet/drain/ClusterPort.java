@@ -29,10 +29,40 @@ public interface ClusterPort {
   /** Delete with grace period 0; false if the pod was already gone. */
   boolean forceDelete(PodInfo pod);
 
-  /** For pods an eviction kept refusing: pod key → which PodDisruptionBudget and its status. */
-  Map<String, String> explainBlocked(List<PodInfo> pods);
+  /**
+   * The PodDisruptionBudgets selecting each pod (pod key → budgets; pods without one are absent),
+   * with the status the disruption controller last computed.
+   */
+  Map<String, List<BudgetInfo>> budgetsFor(List<PodInfo> pods);
 
   void recordNodeEvent(String nodeName, boolean warning, String reason, String message);
+
+  /** One PodDisruptionBudget as the drain reports it. */
+  record BudgetInfo(
+      String namespace,
+      String name,
+      String rule,
+      Integer currentHealthy,
+      Integer desiredHealthy,
+      Integer disruptionsAllowed) {
+    public String describe() {
+      return "PodDisruptionBudget "
+          + namespace
+          + "/"
+          + name
+          + " ("
+          + rule
+          + (disruptionsAllowed == null
+              ? ""
+              : ", healthy "
+                  + currentHealthy
+                  + "/"
+                  + desiredHealthy
+                  + " required, disruptionsAllowed "
+                  + disruptionsAllowed)
+          + ")";
+    }
+  }
 
   /** The API server could not be reached or failed on a call the drain cannot do without. */
   final class ClusterUnavailableException extends RuntimeException {

@@ -102,6 +102,57 @@ public final class DrainPolicy {
     return new Selection(first, critical, terminating, skipped);
   }
 
+  /**
+   * Predicts which pods an eviction would refuse now, from the budgets' last computed
+   * disruptionsAllowed: pods beyond that number wait for replacements; a pod under two budgets is a
+   * configuration error.
+   */
+  public static java.util.Map<String, PodReport> predictRefusals(
+      List<PodInfo> pods, Map<String, List<ClusterPort.BudgetInfo>> budgets) {
+    var out = new LinkedHashMap<String, PodReport>();
+    var used = new java.util.HashMap<String, Integer>();
+    for (PodInfo p : pods) {
+      var list = budgets.get(p.key());
+      if (list == null || list.isEmpty()) {
+        continue;
+      }
+      if (list.size() > 1) {
+        out.put(
+            p.key(),
+            new PodReport(
+                p.key(),
+                PodReport.Status.CONFIG_ERROR,
+                "more than one PodDisruptionBudget selects this pod: "
+                    + list.stream().map(b -> b.namespace() + "/" + b.name()).toList(),
+                0,
+                requestedGrace(p),
+                null,
+                isCritical(p)));
+        continue;
+      }
+      var b = list.get(0);
+      String id = b.namespace() + "/" + b.name();
+      int allowed = b.disruptionsAllowed() == null ? Integer.MAX_VALUE : b.disruptionsAllowed();
+      int n = used.merge(id, 1, Integer::sum);
+      if (n > allowed) {
+        out.put(
+            p.key(),
+            new PodReport(
+                p.key(),
+                PodReport.Status.BLOCKED,
+                b.describe()
+                    + (allowed == 0
+                        ? ": eviction refused until the budget recovers"
+                        : ": allows " + allowed + " now; this pod waits for a replacement"),
+                0,
+                requestedGrace(p),
+                null,
+                isCritical(p)));
+      }
+    }
+    return out;
+  }
+
   String skipReason(PodInfo p) {
     if (p.mirror() || "Node".equals(p.ownerKind())) {
       return "mirror/static pod (managed by the kubelet)";

@@ -192,6 +192,33 @@ public final class DrainService {
     return outcome(event, instanceId, node.name(), plan, selection, result, received, cordoned);
   }
 
+  /** What draining this instance's node would do now; reads only. */
+  public io.gpufleet.drain.model.DryRunReport dryRun(String instanceId) {
+    var found = cluster.findNodeByInstanceId(instanceId);
+    if (found.isEmpty()) {
+      return new io.gpufleet.drain.model.DryRunReport(
+          instanceId, settings.clusterName(), null, false, List.of(), List.of(), List.of(), List.of(),
+          "no node of cluster " + settings.clusterName() + " has providerID .../" + instanceId);
+    }
+    String node = found.get().name();
+    var selection = policy.select(cluster.podsOnNode(node));
+    var evictable = concat(selection.first(), selection.critical());
+    var refusals = DrainPolicy.predictRefusals(evictable, cluster.budgetsFor(evictable));
+    var wouldEvict =
+        evictable.stream().map(io.gpufleet.drain.model.PodInfo::key).filter(k -> !refusals.containsKey(k)).toList();
+    return new io.gpufleet.drain.model.DryRunReport(
+        instanceId,
+        settings.clusterName(),
+        node,
+        true,
+        wouldEvict,
+        List.copyOf(refusals.values()),
+        selection.skipped(),
+        selection.terminating().stream().map(io.gpufleet.drain.model.PodInfo::key).toList(),
+        wouldEvict.size() + " pod(s) would be evicted at once, " + refusals.size() + " would wait or be refused, "
+            + selection.skipped().size() + " skipped");
+  }
+
   private DrainOutcome outcome(
       FleetEvent.InstanceEvent event,
       String instanceId,
@@ -211,7 +238,9 @@ public final class DrainService {
       } else {
         notEvicted.add(r);
       }
-      if (r.graceCapped()) {
+      if (r.graceCapped()
+          && (r.status() == PodReport.Status.EVICTED
+              || r.status() == PodReport.Status.STILL_TERMINATING)) {
         capped.add(r);
       }
     }
@@ -221,9 +250,17 @@ public final class DrainService {
           blockedPods.add(p);
         }
       }
-      Map<String, String> why = explain(blockedPods);
+      Map<String, List<ClusterPort.BudgetInfo>> why = budgets(blockedPods);
       notEvicted.replaceAll(
-          r -> why.containsKey(r.pod()) ? r.with(r.status(), why.get(r.pod()) + " (last answer: " + r.reason() + ")") : r);
+          r ->
+              why.containsKey(r.pod())
+                  ? r.with(
+                      r.status(),
+                      why.get(r.pod()).get(0).describe()
+                          + " allowed no eviction before the deadline (last answer: "
+                          + r.reason()
+                          + ")")
+                  : r);
     }
     boolean complete = notEvicted.isEmpty();
     Instant gone = result.allGoneAt();
@@ -254,9 +291,10 @@ public final class DrainService {
         List.copyOf(capped));
   }
 
-  private Map<String, String> explain(List<io.gpufleet.drain.model.PodInfo> pods) {
+  private Map<String, List<ClusterPort.BudgetInfo>> budgets(
+      List<io.gpufleet.drain.model.PodInfo> pods) {
     try {
-      return cluster.explainBlocked(pods);
+      return cluster.budgetsFor(pods);
     } catch (RuntimeException e) {
       return Map.of();
     }

@@ -107,6 +107,7 @@ public final class Drainer {
     }
     var gate = new Semaphore(settings.evictionConcurrency());
     var results = new ConcurrentHashMap<String, PodReport>();
+    var firstAnswers = new java.util.concurrent.atomic.AtomicReference<Instant>();
     try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
       var futures = new ArrayList<Future<?>>();
       for (PodInfo pod : pods) {
@@ -115,7 +116,9 @@ public final class Drainer {
                 () -> {
                   gate.acquire();
                   try {
-                    results.put(pod.uid(), evictOne(pod, until));
+                    Attempt attempt = evictOne(pod, until);
+                    results.put(pod.uid(), attempt.report());
+                    firstAnswers.accumulateAndGet(attempt.firstAnswer(), Drainer::later);
                   } finally {
                     gate.release();
                   }
@@ -130,7 +133,8 @@ public final class Drainer {
         }
       }
     }
-    Instant issued = clock.instant();
+    // "issued": every pod has had its first eviction answered (retries of refused ones may follow)
+    Instant issued = firstAnswers.get() == null ? clock.instant() : firstAnswers.get();
     for (PodInfo pod : pods) {
       PodReport r = results.get(pod.uid());
       reports.put(pod.uid(), r);
@@ -141,7 +145,18 @@ public final class Drainer {
     return issued;
   }
 
-  PodReport evictOne(PodInfo pod, Instant until) throws InterruptedException {
+  /** One pod's result, and when the API server first answered for it. */
+  record Attempt(PodReport report, Instant firstAnswer) {}
+
+  private static Instant later(Instant a, Instant b) {
+    if (a == null) {
+      return b;
+    }
+    return b == null || a.isAfter(b) ? a : b;
+  }
+
+  Attempt evictOne(PodInfo pod, Instant until) throws InterruptedException {
+    Instant firstAnswer = null;
     long requested = DrainPolicy.requestedGrace(pod);
     boolean critical = DrainPolicy.isCritical(pod);
     int attempts = 0;
@@ -153,49 +168,52 @@ public final class Drainer {
       Duration left = Duration.between(clock.instant(), until);
       if (attempts > 0 && (left.isNegative() || left.isZero())) {
         boolean blocked = lastReason.startsWith("429");
-        return new PodReport(
+        return new Attempt(new PodReport(
             pod.key(),
             blocked ? PodReport.Status.BLOCKED : PodReport.Status.FAILED,
             lastReason,
             attempts,
             requested,
             granted,
-            critical);
+            critical), firstAnswer);
       }
       granted = DrainPolicy.grantedGrace(pod, left);
       attempts++;
       EvictionResult result = cluster.evict(pod, granted);
+      if (attempts == 1) {
+        firstAnswer = clock.instant();
+      }
       switch (result) {
         case EvictionResult.Evicted e -> {
-          return new PodReport(
-              pod.key(), PodReport.Status.EVICTED, null, attempts, requested, granted, critical);
+          return new Attempt(new PodReport(
+              pod.key(), PodReport.Status.EVICTED, null, attempts, requested, granted, critical), firstAnswer);
         }
         case EvictionResult.Gone g -> {
-          return new PodReport(
-              pod.key(), PodReport.Status.GONE, "already gone", attempts, null, null, critical);
+          return new Attempt(new PodReport(
+              pod.key(), PodReport.Status.GONE, "already gone", attempts, null, null, critical), firstAnswer);
         }
         case EvictionResult.MultiplePdb m -> {
-          return new PodReport(
+          return new Attempt(new PodReport(
               pod.key(),
               PodReport.Status.CONFIG_ERROR,
               "more than one PodDisruptionBudget selects this pod: " + m.message(),
               attempts,
               requested,
               null,
-              critical);
+              critical), firstAnswer);
         }
         case EvictionResult.Blocked b -> lastReason = "429 " + b.message();
         case EvictionResult.Failed f -> {
           lastReason = "API error " + f.code() + ": " + f.message();
           if (!f.retryable() || ++errors > MAX_ERROR_RETRIES) {
-            return new PodReport(
+            return new Attempt(new PodReport(
                 pod.key(),
                 PodReport.Status.FAILED,
                 lastReason,
                 attempts,
                 requested,
                 null,
-                critical);
+                critical), firstAnswer);
           }
         }
       }

@@ -62,6 +62,11 @@ public final class KubeClients {
     config.setRequestTimeout(15_000);
     config.setMaxConcurrentRequests(512);
     config.setMaxConcurrentRequestsPerHost(512);
+    if (config.getMasterUrl() != null && config.getMasterUrl().startsWith("http://")) {
+      // Plain-HTTP servers are local simulators whose HTTP/2 (h2c) handling serialises the streams
+      // of one connection; real API servers are HTTPS, where HTTP/2 multiplexes in parallel.
+      config.setHttp2Disable(true);
+    }
     return new KubernetesClientBuilder()
         .withConfig(config)
         .withHttpClientFactory(new JdkHttpClientFactory())

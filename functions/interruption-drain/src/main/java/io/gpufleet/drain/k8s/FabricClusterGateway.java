@@ -36,11 +36,29 @@ import java.util.function.Supplier;
 /** {@link ClusterPort} over fabric8. Node lookups are cached by instance id and re-verified. */
 public final class FabricClusterGateway implements ClusterPort {
   static final int PAGE = 500;
+  /** Requests in flight at once across all drains of this container (bounds connections). */
+  public static final int DEFAULT_MAX_IN_FLIGHT = 256;
+
   private final KubernetesClient client;
   private final Map<String, String> nodeNameByInstance = new ConcurrentHashMap<>();
+  private final java.util.concurrent.Semaphore inFlight;
 
   public FabricClusterGateway(KubernetesClient client) {
+    this(client, DEFAULT_MAX_IN_FLIGHT);
+  }
+
+  public FabricClusterGateway(KubernetesClient client, int maxInFlight) {
     this.client = client;
+    this.inFlight = new java.util.concurrent.Semaphore(maxInFlight);
+  }
+
+  private <T> T limited(Supplier<T> call) {
+    inFlight.acquireUninterruptibly();
+    try {
+      return call.get();
+    } finally {
+      inFlight.release();
+    }
   }
 
   @Override
@@ -111,7 +129,12 @@ public final class FabricClusterGateway implements ClusterPort {
       patch.put("spec", spec);
     }
     try {
-      client.nodes().withName(node.name()).patch(PatchContext.of(PatchType.JSON_MERGE), Json.write(patch));
+      limited(
+          () ->
+              client
+                  .nodes()
+                  .withName(node.name())
+                  .patch(PatchContext.of(PatchType.JSON_MERGE), Json.write(patch)));
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {
@@ -153,7 +176,8 @@ public final class FabricClusterGateway implements ClusterPort {
                     .build())
             .build();
     try {
-      boolean accepted = client.pods().inNamespace(pod.namespace()).withName(pod.name()).evict(eviction);
+      boolean accepted =
+          limited(() -> client.pods().inNamespace(pod.namespace()).withName(pod.name()).evict(eviction));
       return accepted
           ? new EvictionResult.Evicted()
           : new EvictionResult.Blocked("the PodDisruptionBudget allows no disruption now");
@@ -173,7 +197,11 @@ public final class FabricClusterGateway implements ClusterPort {
       if (code == 500 && message.contains("more than one PodDisruptionBudget")) {
         return new EvictionResult.MultiplePdb(message);
       }
-      return new EvictionResult.Failed(code, message, code == 0 || code >= 500 || code == 409);
+      if (code <= 0) {
+        // no HTTP answer: transport failure (connection reset, timeout, stream refused)
+        return new EvictionResult.Failed(code, "no answer from the API server: " + rootCause(e), true);
+      }
+      return new EvictionResult.Failed(code, message, code >= 500 || code == 409);
     }
   }
 
@@ -191,38 +219,43 @@ public final class FabricClusterGateway implements ClusterPort {
   }
 
   @Override
-  public Map<String, String> explainBlocked(List<PodInfo> pods) {
+  public Map<String, List<BudgetInfo>> budgetsFor(List<PodInfo> pods) {
     var byNamespace = new HashMap<String, List<PodDisruptionBudget>>();
-    var out = new LinkedHashMap<String, String>();
+    var out = new LinkedHashMap<String, List<BudgetInfo>>();
     for (PodInfo pod : pods) {
       var pdbs =
           byNamespace.computeIfAbsent(
               pod.namespace(),
-              ns -> client.policy().v1().podDisruptionBudget().inNamespace(ns).list().getItems());
-      var matching = pdbs.stream().filter(p -> LabelSelectors.matches(p.getSpec().getSelector(), pod.labels())).toList();
-      if (matching.isEmpty()) {
-        continue;
+              ns ->
+                  read(
+                      "list PodDisruptionBudgets in " + ns,
+                      () -> client.policy().v1().podDisruptionBudget().inNamespace(ns).list())
+                      .getItems());
+      var matching =
+          pdbs.stream()
+              .filter(p -> LabelSelectors.matches(p.getSpec().getSelector(), pod.labels()))
+              .map(FabricClusterGateway::toBudget)
+              .toList();
+      if (!matching.isEmpty()) {
+        out.put(pod.key(), matching);
       }
-      var pdb = matching.get(0);
-      var s = pdb.getStatus();
-      String spec =
-          pdb.getSpec().getMinAvailable() != null
-              ? "minAvailable=" + text(pdb.getSpec().getMinAvailable())
-              : "maxUnavailable=" + text(pdb.getSpec().getMaxUnavailable());
-      out.put(
-          pod.key(),
-          "PodDisruptionBudget "
-              + pdb.getMetadata().getNamespace()
-              + "/"
-              + pdb.getMetadata().getName()
-              + " ("
-              + spec
-              + (s == null
-                  ? ""
-                  : ", healthy " + s.getCurrentHealthy() + "/" + s.getDesiredHealthy() + " required, disruptionsAllowed " + s.getDisruptionsAllowed())
-              + ") allowed no eviction before the deadline");
     }
     return out;
+  }
+
+  private static BudgetInfo toBudget(PodDisruptionBudget pdb) {
+    String rule =
+        pdb.getSpec().getMinAvailable() != null
+            ? "minAvailable=" + text(pdb.getSpec().getMinAvailable())
+            : "maxUnavailable=" + text(pdb.getSpec().getMaxUnavailable());
+    var s = pdb.getStatus();
+    return new BudgetInfo(
+        pdb.getMetadata().getNamespace(),
+        pdb.getMetadata().getName(),
+        rule,
+        s == null ? null : s.getCurrentHealthy(),
+        s == null ? null : s.getDesiredHealthy(),
+        s == null ? null : s.getDisruptionsAllowed());
   }
 
   @Override
@@ -294,12 +327,20 @@ public final class FabricClusterGateway implements ClusterPort {
         meta.getLabels() == null ? Map.of() : meta.getLabels());
   }
 
-  private static <T> T read(String what, Supplier<T> call) {
+  private <T> T read(String what, Supplier<T> call) {
     try {
-      return call.get();
+      return limited(call);
     } catch (KubernetesClientException e) {
       throw unavailable(what, e);
     }
+  }
+
+  private static String rootCause(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
   }
 
   private static ClusterUnavailableException unavailable(String what, KubernetesClientException e) {

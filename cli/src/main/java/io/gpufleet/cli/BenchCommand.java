@@ -1,0 +1,318 @@
+package io.gpufleet.cli;
+
+import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.outcome.EventPublisher;
+import io.gpufleet.core.outcome.MetricsSink;
+import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.drain.DrainHandler;
+import io.gpufleet.drain.DrainReporter;
+import io.gpufleet.drain.DrainService;
+import io.gpufleet.drain.DrainSettings;
+import io.gpufleet.drain.k8s.FabricClusterGateway;
+import io.gpufleet.drain.model.DrainKind;
+import io.gpufleet.drain.model.DrainOutcome;
+import io.gpufleet.sim.SimCluster;
+import io.gpufleet.sim.SimTime;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * {@code gpufleet bench NAME}: each benchmark runs its scenario and a baseline in the same run and
+ * prints one JSON line last.
+ */
+final class BenchCommand {
+  private final PrintStream out;
+  private final PrintStream err;
+
+  BenchCommand(PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  int run(List<String> argv) throws Exception {
+    if (argv.isEmpty()) {
+      throw new ConfigException("bench: name a benchmark: drain, drain-burst, cold");
+    }
+    String name = argv.get(0);
+    var args = Args.parse("bench " + name, argv.subList(1, argv.size()), Set.of("pods", "latency-ms", "events", "runs"), Set.of());
+    Map<String, Object> result =
+        switch (name) {
+          case "drain" -> drain((int) args.number("pods", 110, 1, 5000), (int) args.number("latency-ms", 20, 0, 1000));
+          case "drain-burst" ->
+              burst((int) args.number("events", 200, 1, 2000), (int) args.number("pods", 30, 0, 500), (int) args.number("latency-ms", 20, 0, 1000));
+          case "cold" -> cold((int) args.number("runs", 3, 1, 20));
+          default -> throw new ConfigException("bench: unknown benchmark '" + name + "' (drain, drain-burst, cold)");
+        };
+    out.println(Json.write(result));
+    return Boolean.TRUE.equals(result.get("pass")) ? 0 : 1;
+  }
+
+  // ---------------------------------------------------------------- drain
+
+  private Map<String, Object> drain(int pods, int latencyMs) throws Exception {
+    var time = SimTime.realTime();
+    try (var cluster = SimCluster.start(time);
+        KubernetesClient client = cluster.newClient()) {
+      seedNode(cluster, "bench-node", "i-0be0c0000000000a1", pods);
+      seedNode(cluster, "baseline-node", "i-0be0c0000000000b2", pods);
+      cluster.setLatency(Duration.ofMillis(latencyMs));
+      var service = service(client, time, 1);
+      // warm the JVM paths once on a tiny node so the measurement is of the drain, not class loading
+      seedNode(cluster, "warm-node", "i-0be0c0000000000c3", 3);
+      service.handle(FixtureEvents.spot("warm", "i-0be0c0000000000c3", time.now()), time.now().plusSeconds(170));
+
+      err.printf("bench drain: %d pods, %d ms API latency...%n", pods, latencyMs);
+      DrainOutcome o =
+          service.handle(FixtureEvents.spot("bench", "i-0be0c0000000000a1", time.now()), time.now().plusSeconds(170)).get(0);
+      err.println("bench drain: baseline (sequential evictions at QPS 5 / burst 10)...");
+      long baselineIssued = sequentialBaseline(client, "baseline-node", pods);
+
+      o.podsNotEvicted().forEach(n -> err.println("  not evicted: " + n.pod() + " " + n.status() + " " + n.reason()));
+      var t = o.timings();
+      double speedup = (double) baselineIssued / Math.max(1, t.evictionsIssuedMs());
+      var r = new LinkedHashMap<String, Object>();
+      r.put("bench", "drain");
+      r.put("pods", pods);
+      r.put("latencyMs", latencyMs);
+      r.put("status", o.status().name());
+      r.put("evicted", o.podsEvicted().size());
+      r.put("cordonedMs", t.cordonedMs());
+      r.put("evictionsIssuedMs", t.evictionsIssuedMs());
+      r.put("allGoneMs", t.allGoneMs());
+      r.put("baselineEvictionsIssuedMs", baselineIssued);
+      r.put("speedup", Math.round(speedup * 10) / 10.0);
+      r.put("targetEvictionsIssuedMs", 1000);
+      r.put("targetSpeedup", 15);
+      r.put("pass", o.status() == DrainOutcome.Status.DRAINED && o.podsEvicted().size() == pods && t.evictionsIssuedMs() <= 1000 && speedup >= 15);
+      return r;
+    }
+  }
+
+  /** client-go's default: QPS 5, burst 10, one eviction after another. */
+  private static long sequentialBaseline(KubernetesClient client, String node, int pods) throws InterruptedException {
+    var limiter = new TokenBucket(5, 10);
+    long start = System.nanoTime();
+    limiter.acquire();
+    client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
+    limiter.acquire();
+    var list = client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems();
+    for (var p : list) {
+      if ("DaemonSet".equals(p.getMetadata().getOwnerReferences().get(0).getKind())) {
+        continue;
+      }
+      limiter.acquire();
+      client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName())
+          .evict(new EvictionBuilder().withNewMetadata().withName(p.getMetadata().getName()).withNamespace(p.getMetadata().getNamespace()).endMetadata().build());
+    }
+    return (System.nanoTime() - start) / 1_000_000;
+  }
+
+  /** A token bucket like client-go's flowcontrol limiter. */
+  static final class TokenBucket {
+    private final double perSecond;
+    private final double burst;
+    private double tokens;
+    private long last = System.nanoTime();
+
+    TokenBucket(double perSecond, int burst) {
+      this.perSecond = perSecond;
+      this.burst = burst;
+      this.tokens = burst;
+    }
+
+    synchronized void acquire() throws InterruptedException {
+      while (true) {
+        long now = System.nanoTime();
+        tokens = Math.min(burst, tokens + (now - last) / 1e9 * perSecond);
+        last = now;
+        if (tokens >= 1) {
+          tokens -= 1;
+          return;
+        }
+        long waitNanos = (long) ((1 - tokens) / perSecond * 1e9);
+        Thread.sleep(Duration.ofNanos(waitNanos));
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- drain-burst
+
+  private Map<String, Object> burst(int events, int podsPerNode, int latencyMs) throws Exception {
+    var time = SimTime.realTime();
+    try (var cluster = SimCluster.start(time);
+        KubernetesClient client = cluster.newClient()) {
+      err.printf("bench drain-burst: seeding %d nodes x %d pods...%n", events, podsPerNode);
+      for (int i = 0; i < events; i++) {
+        seedNode(cluster, "burst-" + i, instanceId(i), podsPerNode);
+      }
+      for (int i = 0; i < events; i++) {
+        seedNode(cluster, "seq-" + i, instanceId(100_000 + i), 0);
+      }
+      cluster.setLatency(Duration.ofMillis(latencyMs));
+      var metrics = MetricsSink.NONE;
+      var service = service(client, time, 1);
+      var handler = new DrainHandler(service, metrics, time.clock());
+      err.printf("bench drain-burst: %d events at once, %d ms API latency...%n", events, latencyMs);
+      Instant start = time.now();
+      var outcomes = new ArrayList<DrainOutcome>();
+      try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+        var futures = new ArrayList<Future<List<DrainOutcome>>>();
+        for (int i = 0; i < events; i++) {
+          byte[] payload = FixtureEvents.spotJson("burst-" + i, instanceId(i), start).getBytes(StandardCharsets.UTF_8);
+          futures.add(pool.submit(() -> SimulateCommand.invoke(handler, payload)));
+        }
+        for (var f : futures) {
+          outcomes.addAll(f.get());
+        }
+      }
+      long allCordonedMs = 0;
+      long allGoneMs = 0;
+      for (var o : outcomes) {
+        long recv = Duration.between(start, o.receivedAt()).toMillis();
+        allCordonedMs = Math.max(allCordonedMs, recv + o.timings().cordonedMs());
+        if (o.timings().allGoneMs() != null) {
+          allGoneMs = Math.max(allGoneMs, recv + o.timings().allGoneMs());
+        }
+      }
+      long drained = outcomes.stream().filter(o -> o.status() == DrainOutcome.Status.DRAINED).count();
+      long podsLeft = 0;
+      for (int i = 0; i < events; i++) {
+        podsLeft += cluster.podsOn("burst-" + i).stream().filter(p -> !"DaemonSet".equals(p.getMetadata().getOwnerReferences().get(0).getKind())).count();
+      }
+      err.println("bench drain-burst: baseline (one event after another, cordon only)...");
+      var seqService = service(client, time, 1);
+      Instant seqStart = time.now();
+      for (int i = 0; i < events; i++) {
+        seqService.handle(FixtureEvents.event(DrainKind.REBALANCE, "seq-" + i, instanceId(100_000 + i), time.now()), time.now().plusSeconds(170));
+      }
+      long baselineCordonedMs = Duration.between(seqStart, time.now()).toMillis();
+
+      var r = new LinkedHashMap<String, Object>();
+      r.put("bench", "drain-burst");
+      r.put("events", events);
+      r.put("podsPerNode", podsPerNode);
+      r.put("latencyMs", latencyMs);
+      r.put("outcomes", outcomes.size());
+      r.put("drained", drained);
+      r.put("podsLeft", podsLeft);
+      r.put("allCordonedMs", allCordonedMs);
+      r.put("allGoneMs", allGoneMs);
+      r.put("baselineSequentialCordonMs", baselineCordonedMs);
+      r.put("speedup", Math.round(10.0 * baselineCordonedMs / Math.max(1, allCordonedMs)) / 10.0);
+      r.put("targetAllCordonedMs", 2000);
+      r.put("pass", outcomes.size() == events && drained == events && podsLeft == 0 && allCordonedMs <= 2000);
+      return r;
+    }
+  }
+
+  private static String instanceId(int i) {
+    return String.format("i-0%016x", 0xb0000000L + i);
+  }
+
+  // ---------------------------------------------------------------- cold
+
+  private Map<String, Object> cold(int runs) throws Exception {
+    Path jar = lambdaJar();
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    var time = SimTime.realTime();
+    try (var cluster = SimCluster.start(time)) {
+      var coldMs = new ArrayList<Long>();
+      var baselineMs = new ArrayList<Long>();
+      String lastStatus = null;
+      for (int i = 0; i < runs; i++) {
+        String instance = instanceId(900 + i);
+        seedNode(cluster, "cold-" + i, instance, 10);
+        Path event = Files.createTempFile("gpufleet-cold", ".json");
+        Files.writeString(event, FixtureEvents.spotJson("cold-" + i, instance, time.now()));
+        var pb =
+            new ProcessBuilder(java, "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), event.toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().put("CLUSTER_NAME", "bench");
+        pb.environment().put("KUBE_API_URL", cluster.url());
+        pb.environment().put("AWS_REGION", "us-east-1");
+        pb.environment().put("POWERTOOLS_LOG_LEVEL", "WARN");
+        pb.environment().remove("OUTCOME_EVENT_BUS");
+        pb.environment().remove("NOTIFY_TOPIC_ARN");
+        pb.environment().remove("SLACK_WEBHOOK_URL");
+        long start = System.nanoTime();
+        var p = pb.start();
+        String stdout = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        int code = p.waitFor();
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        Files.deleteIfExists(event);
+        if (code != 0) {
+          throw new IllegalStateException("cold run exited " + code + ": " + stdout);
+        }
+        var outcomes = Json.MAPPER.readTree(stdout.substring(stdout.indexOf('[')));
+        lastStatus = outcomes.get(0).path("status").asText();
+        coldMs.add(ms);
+        long b0 = System.nanoTime();
+        new ProcessBuilder(java, "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-version")
+            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+        baselineMs.add((System.nanoTime() - b0) / 1_000_000);
+      }
+      coldMs.sort(Long::compare);
+      baselineMs.sort(Long::compare);
+      long median = coldMs.get(coldMs.size() / 2);
+      long jarBytes = Files.size(jar);
+      var r = new LinkedHashMap<String, Object>();
+      r.put("bench", "cold");
+      r.put("runs", runs);
+      r.put("java", Runtime.version().toString());
+      r.put("firstEventHandledMsMedian", median);
+      r.put("firstEventHandledMs", coldMs);
+      r.put("baselineJvmStartMsMedian", baselineMs.get(baselineMs.size() / 2));
+      r.put("status", lastStatus);
+      r.put("jarBytes", jarBytes);
+      r.put("jarMiB", Math.round(jarBytes / 1048576.0 * 100) / 100.0);
+      r.put("targetMs", 1500);
+      r.put("targetMiB", 25);
+      r.put("pass", "DRAINED".equals(lastStatus) && median <= 1500 && jarBytes <= 25L * 1024 * 1024);
+      return r;
+    }
+  }
+
+  private static Path lambdaJar() throws IOException {
+    Path dir = Main.home().resolve("functions/interruption-drain/target");
+    try (var s = Files.list(dir)) {
+      return s.filter(p -> p.getFileName().toString().endsWith("-lambda.jar"))
+          .findFirst()
+          .orElseThrow(() -> new ConfigException("bench cold: no Lambda jar in " + dir + "; build with ./gpufleet (it builds on first use)"));
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new ConfigException("bench cold: " + dir + " does not exist; build with ./gpufleet first");
+    }
+  }
+
+  // ---------------------------------------------------------------- shared
+
+  private static DrainService service(KubernetesClient client, SimTime time, int unused) {
+    var gateway = new FabricClusterGateway(client);
+    var reporter = new DrainReporter(gateway, MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE);
+    return new DrainService(DrainSettings.defaults("bench"), gateway, reporter, time.clock(), time.sleeper());
+  }
+
+  static void seedNode(SimCluster cluster, String node, String instance, int pods) {
+    cluster.create(SimCluster.gpuNode(node, instance, "us-east-1a", "g6e.12xlarge", "spot", "bench", null, 4));
+    for (int i = 0; i < pods; i++) {
+      cluster.create(SimCluster.runningPod("bench", node + "-p" + i, node, "ReplicaSet", "work", Map.of("app", "work"), 30, 0));
+    }
+    cluster.create(SimCluster.runningPod("kube-system", node + "-ds", node, "DaemonSet", "ds", Map.of("app", "ds"), 30, 0));
+  }
+}

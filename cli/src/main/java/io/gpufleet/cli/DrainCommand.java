@@ -1,0 +1,162 @@
+package io.gpufleet.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.event.DecodeResult;
+import io.gpufleet.core.event.EventDecoder;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.outcome.EventPublisher;
+import io.gpufleet.core.outcome.MetricsSink;
+import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.time.Sleeper;
+import io.gpufleet.drain.DrainReporter;
+import io.gpufleet.drain.DrainService;
+import io.gpufleet.drain.DrainSettings;
+import io.gpufleet.drain.k8s.FabricClusterGateway;
+import io.gpufleet.drain.model.DrainKind;
+import io.gpufleet.drain.model.DrainOutcome;
+import io.gpufleet.drain.model.DryRunReport;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.eks.EksClient;
+
+/**
+ * {@code gpufleet drain}: the same drain the Lambda runs, from a laptop against a real cluster, or a
+ * read-only preview with {@code --dry-run}. Drain settings come from the same DRAIN_* variables.
+ */
+final class DrainCommand {
+  private final PrintStream out;
+  private final PrintStream err;
+
+  DrainCommand(PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  int run(List<String> argv) throws Exception {
+    var args =
+        Args.parse(
+            "drain",
+            argv,
+            Set.of("instance", "cluster", "region", "context", "kind", "deadline"),
+            Set.of("dry-run", "kubeconfig", "json"));
+    String instance = args.require("instance");
+    if (!instance.matches("i-[0-9a-f]{8,17}")) {
+      throw new ConfigException("drain: --instance '" + instance + "' is not an EC2 instance id (i-0123456789abcdef0)");
+    }
+    String clusterName = args.require("cluster");
+    DrainKind kind =
+        DrainKind.byLabel(args.get("kind").orElse("spot-interruption"))
+            .orElseThrow(
+                () ->
+                    new ConfigException(
+                        "drain: --kind must be one of spot-interruption, health-scheduled, state-change, rebalance"));
+    Duration deadline =
+        new Settings(args.get("deadline").map(d -> java.util.Map.of("--deadline", d)).orElse(java.util.Map.of()))
+            .duration("--deadline", Duration.ofSeconds(120), Duration.ofHours(1));
+    var env = new HashMap<>(System.getenv());
+    env.put("CLUSTER_NAME", clusterName);
+    DrainSettings settings = DrainSettings.from(new Settings(env));
+
+    try (KubernetesClient client = connect(args, clusterName)) {
+      var gateway = new FabricClusterGateway(client);
+      var reporter = new DrainReporter(gateway, MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE);
+      var service = new DrainService(settings, gateway, reporter, Clock.systemUTC(), Sleeper.SYSTEM);
+      if (args.flag("dry-run")) {
+        DryRunReport report = service.dryRun(instance);
+        if (args.flag("json")) {
+          out.println(Json.writePretty(report));
+        } else {
+          printDryRun(report);
+        }
+        return report.found() ? 0 : 3;
+      }
+      Instant now = Instant.now();
+      var decoded = new EventDecoder().decodeString(syntheticEvent(kind, instance, now, deadline));
+      if (!(decoded instanceof DecodeResult.Decoded d)) {
+        throw new IllegalStateException("internal: synthetic event did not decode: " + decoded);
+      }
+      Instant hardStop = now.plus(deadline.compareTo(Duration.ofSeconds(130)) > 0 ? deadline : Duration.ofSeconds(130));
+      err.printf("draining %s in cluster %s (%s, deadline %s)...%n", instance, clusterName, kind, deadline);
+      var outcomes = service.handle(d.event(), hardStop);
+      if (args.flag("json")) {
+        out.println(Json.writePretty(outcomes));
+      } else {
+        outcomes.forEach(o -> out.println(DrainReporter.summary(o)));
+      }
+      return outcomes.stream().allMatch(o -> o.status() == DrainOutcome.Status.DRAINED || o.status() == DrainOutcome.Status.CORDONED) ? 0 : 3;
+    }
+  }
+
+  private static KubernetesClient connect(Args args, String clusterName) {
+    if (args.flag("kubeconfig")) {
+      return KubeClients.fromKubeconfig(args.get("context"));
+    }
+    if (args.get("context").isPresent()) {
+      throw new ConfigException("drain: --context goes with --kubeconfig");
+    }
+    String region =
+        args.get("region")
+            .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
+            .or(() -> Optional.ofNullable(System.getenv("AWS_DEFAULT_REGION")))
+            .orElseThrow(() -> new ConfigException("drain: --region is required (or AWS_REGION)"));
+    var aws = new AwsClients(Region.of(region), DefaultCredentialsProvider.builder().build(), Optional.empty());
+    EksClient eks = aws.build(EksClient.builder());
+    return KubeClients.forEks(eks, clusterName, aws.region(), aws.credentials(), Clock.systemUTC());
+  }
+
+  /** An EventBridge envelope for a manual drain, so the very same decode/plan path runs. */
+  static String syntheticEvent(DrainKind kind, String instance, Instant now, Duration deadline) {
+    String id = "cli-" + UUID.randomUUID();
+    String time = now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    String envelope =
+        "{\"version\":\"0\",\"id\":\"%s\",\"detail-type\":\"%s\",\"source\":\"%s\",\"account\":\"000000000000\","
+            + "\"time\":\"%s\",\"region\":\"local\",\"resources\":[],\"detail\":%s}";
+    return switch (kind) {
+      case SPOT_INTERRUPTION ->
+          envelope.formatted(id, EventDecoder.SPOT_WARNING, "aws.ec2", time,
+              "{\"instance-id\":\"" + instance + "\",\"instance-action\":\"terminate\"}");
+      case REBALANCE ->
+          envelope.formatted(id, EventDecoder.REBALANCE, "aws.ec2", time, "{\"instance-id\":\"" + instance + "\"}");
+      case STATE_CHANGE ->
+          envelope.formatted(id, EventDecoder.STATE_CHANGE, "aws.ec2", time,
+              "{\"instance-id\":\"" + instance + "\",\"state\":\"stopping\"}");
+      case HEALTH_SCHEDULED -> {
+        var rfc = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
+        yield envelope.formatted(id, EventDecoder.HEALTH, "aws.health", time,
+            "{\"eventArn\":\"arn:aws:health:local::event/EC2/MANUAL/" + id + "\",\"service\":\"EC2\","
+                + "\"eventTypeCode\":\"AWS_EC2_INSTANCE_STOP_SCHEDULED\",\"eventTypeCategory\":\"scheduledChange\","
+                + "\"startTime\":\"" + rfc.format(now.plus(deadline)) + "\","
+                + "\"affectedEntities\":[{\"entityValue\":\"" + instance + "\"}]}");
+      }
+    };
+  }
+
+  private void printDryRun(DryRunReport r) {
+    if (!r.found()) {
+      out.println(r.message());
+      return;
+    }
+    out.println("Dry run for node " + r.node() + " (instance " + r.instanceId() + ", cluster " + r.cluster() + "): " + r.message());
+    var table = new Table("POD", "WOULD", "WHY");
+    r.wouldEvict().forEach(p -> table.add(p, "evict", "-"));
+    r.wouldWaitOrBlock().forEach(p -> table.add(p.pod(), p.status() == io.gpufleet.drain.model.PodReport.Status.CONFIG_ERROR ? "fail" : "wait/block", p.reason()));
+    r.wouldSkip().forEach(p -> table.add(p.pod(), "skip", p.reason()));
+    r.alreadyTerminating().forEach(p -> table.add(p, "wait", "already terminating"));
+    out.print(table.render());
+  }
+}

@@ -1,0 +1,62 @@
+package io.gpufleet.cli;
+
+import io.gpufleet.core.config.ConfigException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+/** The {@code gpufleet} command. */
+public final class Main {
+  private Main() {}
+
+  static final String USAGE =
+      """
+      usage: gpufleet COMMAND [flags]
+
+        simulate                 replay events/ through the real handlers against a simulated
+                                 account and cluster (no credentials)   [--json] [--speed N] [--events DIR]
+        drain                    drain one node of a real cluster now, or show what would happen
+                                 --instance ID --cluster NAME [--region R] [--kubeconfig [--context C]]
+                                 [--dry-run] [--kind spot-interruption|health-scheduled|state-change|rebalance]
+                                 [--deadline 120s] [--json]
+        bench NAME               benchmarks: drain, drain-burst, cold (prints one JSON line last)
+        test                     (launcher) run the whole test suite as CI does
+      """;
+
+  public static void main(String[] argv) {
+    System.setProperty("log4j2.configurationFile", "classpath:log4j2-cli.xml");
+    System.exit(run(Arrays.asList(argv), System.out, System.err));
+  }
+
+  static int run(List<String> argv, PrintStream out, PrintStream err) {
+    if (argv.isEmpty() || argv.get(0).equals("help") || argv.get(0).equals("--help")) {
+      out.print(USAGE);
+      return argv.isEmpty() ? 2 : 0;
+    }
+    List<String> rest = argv.subList(1, argv.size());
+    try {
+      return switch (argv.get(0)) {
+        case "simulate" -> new SimulateCommand(out, err).run(rest);
+        case "drain" -> new DrainCommand(out, err).run(rest);
+        case "bench" -> new BenchCommand(out, err).run(rest);
+        default -> {
+          err.println("gpufleet: unknown command '" + argv.get(0) + "'");
+          err.print(USAGE);
+          yield 2;
+        }
+      };
+    } catch (ConfigException e) {
+      err.println("gpufleet: " + e.getMessage());
+      return 2;
+    } catch (Exception e) {
+      err.println("gpufleet: " + argv.get(0) + " failed: " + e);
+      return 1;
+    }
+  }
+
+  /** The project root (set by the launcher), for events/ and built artifacts. */
+  static Path home() {
+    return Path.of(System.getProperty("gpufleet.home", "."));
+  }
+}

@@ -1,0 +1,221 @@
+package io.gpufleet.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.type.TypeFactory;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.lambda.LocalContext;
+import io.gpufleet.drain.DrainHandler;
+import io.gpufleet.drain.DrainReporter;
+import io.gpufleet.drain.DrainService;
+import io.gpufleet.drain.DrainSettings;
+import io.gpufleet.drain.k8s.FabricClusterGateway;
+import io.gpufleet.drain.model.DrainOutcome;
+import io.gpufleet.sim.DemoFleet;
+import io.gpufleet.sim.Recorders;
+import io.gpufleet.sim.SimCluster;
+import io.gpufleet.sim.SimTime;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * {@code gpufleet simulate}: builds the simulated account and cluster, replays every file in
+ * {@code events/} through the real handlers (event times rebased to simulated now) and prints each
+ * outcome. No credentials, no network beyond loopback, no Docker.
+ */
+final class SimulateCommand {
+  private static final Set<String> DRAIN_TYPES =
+      Set.of(
+          "EC2 Spot Instance Interruption Warning",
+          "EC2 Instance Rebalance Recommendation",
+          "EC2 Instance State-change Notification",
+          "AWS Health Event");
+
+  private final PrintStream out;
+  private final PrintStream err;
+
+  SimulateCommand(PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  /** One replayed event file and what the handler answered. */
+  record Replay(String file, String function, List<DrainOutcome> outcomes, String note) {}
+
+  int run(List<String> argv) throws Exception {
+    var args = Args.parse("simulate", argv, Set.of("events", "speed"), Set.of("json"));
+    Path eventsDir = args.get("events").map(Path::of).orElse(Main.home().resolve("events"));
+    if (!Files.isDirectory(eventsDir)) {
+      throw new ConfigException("simulate: events directory " + eventsDir + " does not exist (--events DIR)");
+    }
+    double speed = args.number("speed", 20, 1, 1000);
+    boolean json = args.flag("json");
+    List<Path> files = eventFiles(eventsDir);
+    var time = new SimTime(Instant.now(), speed);
+    try (var cluster = SimCluster.start(time);
+        KubernetesClient client = cluster.newClient()) {
+      DemoFleet.populate(cluster);
+      var publisher = new Recorders.RecordingPublisher();
+      var notifier = new Recorders.RecordingNotifier();
+      var metrics = new Recorders.RecordingMetrics();
+      var gateway = new FabricClusterGateway(client);
+      var service =
+          new DrainService(
+              DrainSettings.defaults(DemoFleet.CLUSTER),
+              gateway,
+              new DrainReporter(gateway, metrics, publisher, notifier),
+              time.clock(),
+              time.sleeper());
+      var drain = new DrainHandler(service, metrics, time.clock());
+      // load the client and model classes before the clock matters (simulated time runs fast)
+      service.dryRun(DemoFleet.NODES.get(0).instanceId());
+      if (!json) {
+        err.printf(
+            "GPU Fleet Ops simulate: account 123456789012 (us-east-1), cluster %s with %d GPU nodes and %d pods;"
+                + " simulated time runs x%.0f; replaying %d event files from %s%n",
+            DemoFleet.CLUSTER, DemoFleet.NODES.size(), DemoFleet.podCount(cluster), speed, files.size(), eventsDir);
+      }
+      var replays = new ArrayList<Replay>();
+      byte[] firstDrainEvent = null;
+      String firstDrainFile = null;
+      for (Path file : files) {
+        JsonNode event = Json.MAPPER.readTree(Files.readAllBytes(file));
+        String type = event.path("detail-type").asText();
+        if (!DRAIN_TYPES.contains(type)) {
+          replays.add(new Replay(file.getFileName().toString(), "-", List.of(), "no function handles '" + type + "' yet"));
+          continue;
+        }
+        byte[] payload = rebase(event, time.now());
+        if (!json) {
+          err.printf("  %s -> interruption-drain ...%n", file.getFileName());
+        }
+        replays.add(new Replay(file.getFileName().toString(), "interruption-drain", invoke(drain, payload), null));
+        if (firstDrainEvent == null && type.startsWith("EC2 Spot")) {
+          firstDrainEvent = payload;
+          firstDrainFile = file.getFileName().toString();
+        }
+      }
+      if (firstDrainEvent != null) {
+        replays.add(new Replay(firstDrainFile + " (delivered again)", "interruption-drain", invoke(drain, firstDrainEvent), null));
+      }
+      if (json) {
+        var all = new ArrayList<DrainOutcome>();
+        replays.forEach(r -> all.addAll(r.outcomes()));
+        out.println(Json.writePretty(all));
+      } else {
+        print(replays, metrics, publisher, notifier);
+      }
+      return 0;
+    }
+  }
+
+  static List<Path> eventFiles(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      var files = s.filter(p -> p.toString().endsWith(".json")).toList();
+      // replay in the order the events happened
+      return files.stream()
+          .sorted(Comparator.comparing(SimulateCommand::eventTime).thenComparing(Path::toString))
+          .toList();
+    }
+  }
+
+  private static String eventTime(Path p) {
+    try {
+      return Json.MAPPER.readTree(Files.readAllBytes(p)).path("time").asText("");
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  /** Moves the event to simulated now (and a Health start two hours later), keeping its shape. */
+  static byte[] rebase(JsonNode event, Instant now) throws IOException {
+    var copy = (ObjectNode) event.deepCopy();
+    copy.put("time", now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+    if (copy.path("detail").has("startTime")) {
+      var rfc1123 = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
+      ((ObjectNode) copy.get("detail")).put("startTime", rfc1123.format(now.plus(Duration.ofHours(2))));
+      ((ObjectNode) copy.get("detail")).put("endTime", rfc1123.format(now.plus(Duration.ofHours(4))));
+    }
+    return Json.MAPPER.writeValueAsBytes(copy);
+  }
+
+  static List<DrainOutcome> invoke(DrainHandler handler, byte[] payload) throws IOException {
+    var output = new ByteArrayOutputStream();
+    handler.handleRequest(new ByteArrayInputStream(payload), output, new LocalContext("interruption-drain", 170_000));
+    return Json.MAPPER.readValue(
+        output.toByteArray(), TypeFactory.defaultInstance().constructCollectionType(List.class, DrainOutcome.class));
+  }
+
+  private void print(
+      List<Replay> replays,
+      Recorders.RecordingMetrics metrics,
+      Recorders.RecordingPublisher publisher,
+      Recorders.RecordingNotifier notifier) {
+    var table =
+        new Table("EVENT FILE", "KIND", "INSTANCE", "NODE", "STATUS", "EVICTED", "NOT EVICTED", "CORDONED", "ISSUED", "ALL GONE", "DEADLINE");
+    for (Replay r : replays) {
+      if (r.outcomes().isEmpty()) {
+        table.add(r.file(), "-", "-", "-", "SKIPPED", "-", "-", "-", "-", "-", r.note());
+      }
+      for (DrainOutcome o : r.outcomes()) {
+        var t = o.timings();
+        table.add(
+            r.file(),
+            o.kind(),
+            o.instanceId(),
+            o.node(),
+            o.status(),
+            o.podsEvicted() == null ? 0 : o.podsEvicted().size(),
+            o.podsNotEvicted() == null ? 0 : o.podsNotEvicted().size(),
+            t == null ? null : ms(t.cordonedMs()),
+            t == null || o.status() == DrainOutcome.Status.CORDONED ? null : ms(t.evictionsIssuedMs()),
+            t == null ? null : ms(t.allGoneMs()),
+            o.deadlineMet() == null ? "-" : o.deadlineMet() ? "met" : "MISSED");
+      }
+    }
+    out.println();
+    out.print(table.render());
+    out.println("(times are simulated milliseconds from receipt)");
+    for (Replay r : replays) {
+      for (DrainOutcome o : r.outcomes()) {
+        if (o.podsNotEvicted() != null && !o.podsNotEvicted().isEmpty()) {
+          out.println();
+          out.println("Did not make it on " + o.node() + " (" + r.file() + "):");
+          o.podsNotEvicted().forEach(p -> out.println("  " + p.pod() + "  " + p.status() + "  " + p.reason()));
+        }
+        if (o.gracePeriodCapped() != null && !o.gracePeriodCapped().isEmpty()) {
+          out.println();
+          out.println("Grace period capped to the time left on " + o.node() + ":");
+          o.gracePeriodCapped()
+              .forEach(p -> out.println("  " + p.pod() + "  asked " + p.gracePeriodRequested() + "s, got " + p.gracePeriodGranted() + "s"));
+        }
+        if (o.status() != DrainOutcome.Status.DRAINED && o.status() != DrainOutcome.Status.PARTIAL && o.message() != null) {
+          out.println();
+          out.println(o.status() + " " + o.instanceId() + ": " + o.message());
+        }
+      }
+    }
+    out.println();
+    out.println("Published " + publisher.published.size() + " EventBridge outcome events and " + notifier.sent.size() + " notifications.");
+    out.println("Metrics: " + metrics.snapshot());
+  }
+
+  private static String ms(Long v) {
+    return v == null ? "-" : v + "ms";
+  }
+}
