@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Template tier: cfn-lint, `sam validate --lint` and `sam build` (in-process, no Docker) on
+# template.yaml. Every step runs; the script exits non-zero if any of them failed.
+#
+#   deploy/check-template.sh                  # tools from .venv at the repository root
+#   VENV=/path/to/venv deploy/check-template.sh
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${VENV:-$ROOT/.venv}"
+CFN_LINT="$VENV/bin/cfn-lint"
+SAM="$VENV/bin/sam"
+
+# No telemetry prompt or upload from SAM CLI; a region keeps SAM from asking for one.
+export SAM_CLI_TELEMETRY=0
+export AWS_REGION="${AWS_REGION:-${AWS_DEFAULT_REGION:-us-east-1}}"
+
+for tool in "$CFN_LINT" "$SAM"; do
+  if [[ ! -x "$tool" ]]; then
+    echo "check-template: $tool not found; set VENV to the virtualenv that has cfn-lint and aws-sam-cli" >&2
+    exit 2
+  fi
+done
+
+cd "$ROOT"
+failed=()
+
+step() {
+  local name="$1"
+  shift
+  echo "== $name: $*"
+  if "$@"; then
+    echo "== $name: ok"
+  else
+    echo "== $name: FAILED" >&2
+    failed+=("$name")
+  fi
+}
+
+step cfn-lint "$CFN_LINT" template.yaml
+step sam-validate "$SAM" validate --lint --template-file template.yaml
+# Without --use-container SAM builds in this process: the Makefile runs Maven with the local JDK.
+step sam-build "$SAM" build --template-file template.yaml
+
+if ((${#failed[@]})); then
+  echo "check-template: failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "check-template: all passed"
