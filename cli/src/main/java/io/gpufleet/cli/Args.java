@@ -8,7 +8,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** Flags of one subcommand: {@code --name value}, {@code --name=value} or a boolean {@code --flag}. */
+/**
+ * Flags of one subcommand: {@code --name value}, {@code --name=value} or a boolean {@code --flag}.
+ */
 final class Args {
   private final String command;
   private final Map<String, String> values = new LinkedHashMap<>();
@@ -19,7 +21,8 @@ final class Args {
   }
 
   /** Parses; any flag not in {@code withValue} or {@code booleans} is a precise error. */
-  static Args parse(String command, List<String> argv, Set<String> withValue, Set<String> booleans) {
+  static Args parse(
+      String command, List<String> argv, Set<String> withValue, Set<String> booleans) {
     var args = new Args(command);
     for (int i = 0; i < argv.size(); i++) {
       String a = argv.get(i);
@@ -49,7 +52,10 @@ final class Args {
         withValue.forEach(k -> known.add("--" + k));
         booleans.forEach(k -> known.add("--" + k));
         throw new ConfigException(
-            command + ": unknown flag --" + name + (known.isEmpty() ? "" : " (known: " + String.join(", ", known) + ")"));
+            command
+                + ": unknown flag --"
+                + name
+                + (known.isEmpty() ? "" : " (known: " + String.join(", ", known) + ")"));
       }
     }
     return args;
@@ -60,7 +66,8 @@ final class Args {
   }
 
   String require(String name) {
-    return get(name).orElseThrow(() -> new ConfigException(command + ": --" + name + " is required"));
+    return get(name)
+        .orElseThrow(() -> new ConfigException(command + ": --" + name + " is required"));
   }
 
   boolean flag(String name) {
@@ -71,7 +78,8 @@ final class Args {
     return switch (v) {
       case "true", "yes", "1" -> true;
       case "false", "no", "0" -> false;
-      default -> throw new ConfigException(command + ": --" + name + "=" + v + " is not true or false");
+      default ->
+          throw new ConfigException(command + ": --" + name + "=" + v + " is not true or false");
     };
   }
 
@@ -83,7 +91,8 @@ final class Args {
     try {
       double d = Double.parseDouble(v.get());
       if (d < min || d > max) {
-        throw new ConfigException(command + ": --" + name + "=" + v.get() + " must be between " + min + " and " + max);
+        throw new ConfigException(
+            command + ": --" + name + "=" + v.get() + " must be between " + min + " and " + max);
       }
       return d;
     } catch (NumberFormatException e) {

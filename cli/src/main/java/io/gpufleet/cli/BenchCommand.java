@@ -51,14 +51,27 @@ final class BenchCommand {
       throw new ConfigException("bench: name a benchmark: drain, drain-burst, cold");
     }
     String name = argv.get(0);
-    var args = Args.parse("bench " + name, argv.subList(1, argv.size()), Set.of("pods", "latency-ms", "events", "runs"), Set.of());
+    var args =
+        Args.parse(
+            "bench " + name,
+            argv.subList(1, argv.size()),
+            Set.of("pods", "latency-ms", "events", "runs"),
+            Set.of());
     Map<String, Object> result =
         switch (name) {
-          case "drain" -> drain((int) args.number("pods", 110, 1, 5000), (int) args.number("latency-ms", 20, 0, 1000));
+          case "drain" ->
+              drain(
+                  (int) args.number("pods", 110, 1, 5000),
+                  (int) args.number("latency-ms", 20, 0, 1000));
           case "drain-burst" ->
-              burst((int) args.number("events", 200, 1, 2000), (int) args.number("pods", 30, 0, 500), (int) args.number("latency-ms", 20, 0, 1000));
+              burst(
+                  (int) args.number("events", 200, 1, 2000),
+                  (int) args.number("pods", 30, 0, 500),
+                  (int) args.number("latency-ms", 20, 0, 1000));
           case "cold" -> cold((int) args.number("runs", 3, 1, 20));
-          default -> throw new ConfigException("bench: unknown benchmark '" + name + "' (drain, drain-burst, cold)");
+          default ->
+              throw new ConfigException(
+                  "bench: unknown benchmark '" + name + "' (drain, drain-burst, cold)");
         };
     out.println(Json.write(result));
     return Boolean.TRUE.equals(result.get("pass")) ? 0 : 1;
@@ -74,17 +87,26 @@ final class BenchCommand {
       seedNode(cluster, "baseline-node", "i-0be0c0000000000b2", pods);
       cluster.setLatency(Duration.ofMillis(latencyMs));
       var service = service(client, time, 1);
-      // warm the JVM paths once on a tiny node so the measurement is of the drain, not class loading
+      // warm the JVM paths once on a tiny node so the measurement is of the drain, not class
+      // loading
       seedNode(cluster, "warm-node", "i-0be0c0000000000c3", 3);
-      service.handle(FixtureEvents.spot("warm", "i-0be0c0000000000c3", time.now()), time.now().plusSeconds(170));
+      service.handle(
+          FixtureEvents.spot("warm", "i-0be0c0000000000c3", time.now()),
+          time.now().plusSeconds(170));
 
       err.printf("bench drain: %d pods, %d ms API latency...%n", pods, latencyMs);
       DrainOutcome o =
-          service.handle(FixtureEvents.spot("bench", "i-0be0c0000000000a1", time.now()), time.now().plusSeconds(170)).get(0);
+          service
+              .handle(
+                  FixtureEvents.spot("bench", "i-0be0c0000000000a1", time.now()),
+                  time.now().plusSeconds(170))
+              .get(0);
       err.println("bench drain: baseline (sequential evictions at QPS 5 / burst 10)...");
       long baselineIssued = sequentialBaseline(client, "baseline-node", pods);
 
-      o.podsNotEvicted().forEach(n -> err.println("  not evicted: " + n.pod() + " " + n.status() + " " + n.reason()));
+      o.podsNotEvicted()
+          .forEach(
+              n -> err.println("  not evicted: " + n.pod() + " " + n.status() + " " + n.reason()));
       var t = o.timings();
       double speedup = (double) baselineIssued / Math.max(1, t.evictionsIssuedMs());
       var r = new LinkedHashMap<String, Object>();
@@ -100,17 +122,26 @@ final class BenchCommand {
       r.put("speedup", Math.round(speedup * 10) / 10.0);
       r.put("targetEvictionsIssuedMs", 1000);
       r.put("targetSpeedup", 15);
-      r.put("pass", o.status() == DrainOutcome.Status.DRAINED && o.podsEvicted().size() == pods && t.evictionsIssuedMs() <= 1000 && speedup >= 15);
+      r.put(
+          "pass",
+          o.status() == DrainOutcome.Status.DRAINED
+              && o.podsEvicted().size() == pods
+              && t.evictionsIssuedMs() <= 1000
+              && speedup >= 15);
       return r;
     }
   }
 
   /** client-go's default: QPS 5, burst 10, one eviction after another. */
-  private static long sequentialBaseline(KubernetesClient client, String node, int pods) throws InterruptedException {
+  private static long sequentialBaseline(KubernetesClient client, String node, int pods)
+      throws InterruptedException {
     var limiter = new TokenBucket(5, 10);
     long start = System.nanoTime();
     limiter.acquire();
-    client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
+    client
+        .nodes()
+        .withName(node)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
     limiter.acquire();
     var list = client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems();
     for (var p : list) {
@@ -118,8 +149,17 @@ final class BenchCommand {
         continue;
       }
       limiter.acquire();
-      client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName())
-          .evict(new EvictionBuilder().withNewMetadata().withName(p.getMetadata().getName()).withNamespace(p.getMetadata().getNamespace()).endMetadata().build());
+      client
+          .pods()
+          .inNamespace(p.getMetadata().getNamespace())
+          .withName(p.getMetadata().getName())
+          .evict(
+              new EvictionBuilder()
+                  .withNewMetadata()
+                  .withName(p.getMetadata().getName())
+                  .withNamespace(p.getMetadata().getNamespace())
+                  .endMetadata()
+                  .build());
     }
     return (System.nanoTime() - start) / 1_000_000;
   }
@@ -175,7 +215,9 @@ final class BenchCommand {
       try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
         var futures = new ArrayList<Future<List<DrainOutcome>>>();
         for (int i = 0; i < events; i++) {
-          byte[] payload = FixtureEvents.spotJson("burst-" + i, instanceId(i), start).getBytes(StandardCharsets.UTF_8);
+          byte[] payload =
+              FixtureEvents.spotJson("burst-" + i, instanceId(i), start)
+                  .getBytes(StandardCharsets.UTF_8);
           futures.add(pool.submit(() -> SimulateCommand.invoke(handler, payload)));
         }
         for (var f : futures) {
@@ -191,16 +233,24 @@ final class BenchCommand {
           allGoneMs = Math.max(allGoneMs, recv + o.timings().allGoneMs());
         }
       }
-      long drained = outcomes.stream().filter(o -> o.status() == DrainOutcome.Status.DRAINED).count();
+      long drained =
+          outcomes.stream().filter(o -> o.status() == DrainOutcome.Status.DRAINED).count();
       long podsLeft = 0;
       for (int i = 0; i < events; i++) {
-        podsLeft += cluster.podsOn("burst-" + i).stream().filter(p -> !"DaemonSet".equals(p.getMetadata().getOwnerReferences().get(0).getKind())).count();
+        podsLeft +=
+            cluster.podsOn("burst-" + i).stream()
+                .filter(
+                    p -> !"DaemonSet".equals(p.getMetadata().getOwnerReferences().get(0).getKind()))
+                .count();
       }
       err.println("bench drain-burst: baseline (one event after another, cordon only)...");
       var seqService = service(client, time, 1);
       Instant seqStart = time.now();
       for (int i = 0; i < events; i++) {
-        seqService.handle(FixtureEvents.event(DrainKind.REBALANCE, "seq-" + i, instanceId(100_000 + i), time.now()), time.now().plusSeconds(170));
+        seqService.handle(
+            FixtureEvents.event(
+                DrainKind.REBALANCE, "seq-" + i, instanceId(100_000 + i), time.now()),
+            time.now().plusSeconds(170));
       }
       long baselineCordonedMs = Duration.between(seqStart, time.now()).toMillis();
 
@@ -217,7 +267,9 @@ final class BenchCommand {
       r.put("baselineSequentialCordonMs", baselineCordonedMs);
       r.put("speedup", Math.round(10.0 * baselineCordonedMs / Math.max(1, allCordonedMs)) / 10.0);
       r.put("targetAllCordonedMs", 2000);
-      r.put("pass", outcomes.size() == events && drained == events && podsLeft == 0 && allCordonedMs <= 2000);
+      r.put(
+          "pass",
+          outcomes.size() == events && drained == events && podsLeft == 0 && allCordonedMs <= 2000);
       return r;
     }
   }
@@ -242,7 +294,13 @@ final class BenchCommand {
         Path event = Files.createTempFile("gpufleet-cold", ".json");
         Files.writeString(event, FixtureEvents.spotJson("cold-" + i, instance, time.now()));
         var pb =
-            new ProcessBuilder(java, "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), event.toString())
+            new ProcessBuilder(
+                    java,
+                    "-XX:+TieredCompilation",
+                    "-XX:TieredStopAtLevel=1",
+                    "-jar",
+                    jar.toString(),
+                    event.toString())
                 .redirectError(ProcessBuilder.Redirect.DISCARD);
         pb.environment().put("CLUSTER_NAME", "bench");
         pb.environment().put("KUBE_API_URL", cluster.url());
@@ -265,7 +323,10 @@ final class BenchCommand {
         coldMs.add(ms);
         long b0 = System.nanoTime();
         new ProcessBuilder(java, "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-version")
-            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start()
+            .waitFor();
         baselineMs.add((System.nanoTime() - b0) / 1_000_000);
       }
       coldMs.sort(Long::compare);
@@ -284,7 +345,8 @@ final class BenchCommand {
       r.put("jarMiB", Math.round(jarBytes / 1048576.0 * 100) / 100.0);
       r.put("targetMs", 1500);
       r.put("targetMiB", 25);
-      r.put("pass", "DRAINED".equals(lastStatus) && median <= 1500 && jarBytes <= 25L * 1024 * 1024);
+      r.put(
+          "pass", "DRAINED".equals(lastStatus) && median <= 1500 && jarBytes <= 25L * 1024 * 1024);
       return r;
     }
   }
@@ -294,9 +356,15 @@ final class BenchCommand {
     try (var s = Files.list(dir)) {
       return s.filter(p -> p.getFileName().toString().endsWith("-lambda.jar"))
           .findFirst()
-          .orElseThrow(() -> new ConfigException("bench cold: no Lambda jar in " + dir + "; build with ./gpufleet (it builds on first use)"));
+          .orElseThrow(
+              () ->
+                  new ConfigException(
+                      "bench cold: no Lambda jar in "
+                          + dir
+                          + "; build with ./gpufleet (it builds on first use)"));
     } catch (java.nio.file.NoSuchFileException e) {
-      throw new ConfigException("bench cold: " + dir + " does not exist; build with ./gpufleet first");
+      throw new ConfigException(
+          "bench cold: " + dir + " does not exist; build with ./gpufleet first");
     }
   }
 
@@ -305,14 +373,20 @@ final class BenchCommand {
   private static DrainService service(KubernetesClient client, SimTime time, int unused) {
     var gateway = new FabricClusterGateway(client);
     var reporter = new DrainReporter(gateway, MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE);
-    return new DrainService(DrainSettings.defaults("bench"), gateway, reporter, time.clock(), time.sleeper());
+    return new DrainService(
+        DrainSettings.defaults("bench"), gateway, reporter, time.clock(), time.sleeper());
   }
 
   static void seedNode(SimCluster cluster, String node, String instance, int pods) {
-    cluster.create(SimCluster.gpuNode(node, instance, "us-east-1a", "g6e.12xlarge", "spot", "bench", null, 4));
+    cluster.create(
+        SimCluster.gpuNode(node, instance, "us-east-1a", "g6e.12xlarge", "spot", "bench", null, 4));
     for (int i = 0; i < pods; i++) {
-      cluster.create(SimCluster.runningPod("bench", node + "-p" + i, node, "ReplicaSet", "work", Map.of("app", "work"), 30, 0));
+      cluster.create(
+          SimCluster.runningPod(
+              "bench", node + "-p" + i, node, "ReplicaSet", "work", Map.of("app", "work"), 30, 0));
     }
-    cluster.create(SimCluster.runningPod("kube-system", node + "-ds", node, "DaemonSet", "ds", Map.of("app", "ds"), 30, 0));
+    cluster.create(
+        SimCluster.runningPod(
+            "kube-system", node + "-ds", node, "DaemonSet", "ds", Map.of("app", "ds"), 30, 0));
   }
 }

@@ -35,8 +35,8 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.eks.EksClient;
 
 /**
- * {@code gpufleet drain}: the same drain the Lambda runs, from a laptop against a real cluster, or a
- * read-only preview with {@code --dry-run}. Drain settings come from the same DRAIN_* variables.
+ * {@code gpufleet drain}: the same drain the Lambda runs, from a laptop against a real cluster, or
+ * a read-only preview with {@code --dry-run}. Drain settings come from the same DRAIN_* variables.
  */
 final class DrainCommand {
   private final PrintStream out;
@@ -56,7 +56,8 @@ final class DrainCommand {
             Set.of("dry-run", "kubeconfig", "json"));
     String instance = args.require("instance");
     if (!instance.matches("i-[0-9a-f]{8,17}")) {
-      throw new ConfigException("drain: --instance '" + instance + "' is not an EC2 instance id (i-0123456789abcdef0)");
+      throw new ConfigException(
+          "drain: --instance '" + instance + "' is not an EC2 instance id (i-0123456789abcdef0)");
     }
     String clusterName = args.require("cluster");
     DrainKind kind =
@@ -66,7 +67,10 @@ final class DrainCommand {
                     new ConfigException(
                         "drain: --kind must be one of spot-interruption, health-scheduled, state-change, rebalance"));
     Duration deadline =
-        new Settings(args.get("deadline").map(d -> java.util.Map.of("--deadline", d)).orElse(java.util.Map.of()))
+        new Settings(
+                args.get("deadline")
+                    .map(d -> java.util.Map.of("--deadline", d))
+                    .orElse(java.util.Map.of()))
             .duration("--deadline", Duration.ofSeconds(120), Duration.ofHours(1));
     var env = new HashMap<>(System.getenv());
     env.put("CLUSTER_NAME", clusterName);
@@ -74,8 +78,10 @@ final class DrainCommand {
 
     try (KubernetesClient client = connect(args, clusterName)) {
       var gateway = new FabricClusterGateway(client);
-      var reporter = new DrainReporter(gateway, MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE);
-      var service = new DrainService(settings, gateway, reporter, Clock.systemUTC(), Sleeper.SYSTEM);
+      var reporter =
+          new DrainReporter(gateway, MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE);
+      var service =
+          new DrainService(settings, gateway, reporter, Clock.systemUTC(), Sleeper.SYSTEM);
       if (args.flag("dry-run")) {
         DryRunReport report = service.dryRun(instance);
         if (args.flag("json")) {
@@ -90,15 +96,25 @@ final class DrainCommand {
       if (!(decoded instanceof DecodeResult.Decoded d)) {
         throw new IllegalStateException("internal: synthetic event did not decode: " + decoded);
       }
-      Instant hardStop = now.plus(deadline.compareTo(Duration.ofSeconds(130)) > 0 ? deadline : Duration.ofSeconds(130));
-      err.printf("draining %s in cluster %s (%s, deadline %s)...%n", instance, clusterName, kind, deadline);
+      Instant hardStop =
+          now.plus(
+              deadline.compareTo(Duration.ofSeconds(130)) > 0 ? deadline : Duration.ofSeconds(130));
+      err.printf(
+          "draining %s in cluster %s (%s, deadline %s)...%n",
+          instance, clusterName, kind, deadline);
       var outcomes = service.handle(d.event(), hardStop);
       if (args.flag("json")) {
         out.println(Json.writePretty(outcomes));
       } else {
         outcomes.forEach(o -> out.println(DrainReporter.summary(o)));
       }
-      return outcomes.stream().allMatch(o -> o.status() == DrainOutcome.Status.DRAINED || o.status() == DrainOutcome.Status.CORDONED) ? 0 : 3;
+      return outcomes.stream()
+              .allMatch(
+                  o ->
+                      o.status() == DrainOutcome.Status.DRAINED
+                          || o.status() == DrainOutcome.Status.CORDONED)
+          ? 0
+          : 3;
     }
   }
 
@@ -114,7 +130,9 @@ final class DrainCommand {
             .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
             .or(() -> Optional.ofNullable(System.getenv("AWS_DEFAULT_REGION")))
             .orElseThrow(() -> new ConfigException("drain: --region is required (or AWS_REGION)"));
-    var aws = new AwsClients(Region.of(region), DefaultCredentialsProvider.builder().build(), Optional.empty());
+    var aws =
+        new AwsClients(
+            Region.of(region), DefaultCredentialsProvider.builder().build(), Optional.empty());
     EksClient eks = aws.build(EksClient.builder());
     return KubeClients.forEks(eks, clusterName, aws.region(), aws.credentials(), Clock.systemUTC());
   }
@@ -128,20 +146,43 @@ final class DrainCommand {
             + "\"time\":\"%s\",\"region\":\"local\",\"resources\":[],\"detail\":%s}";
     return switch (kind) {
       case SPOT_INTERRUPTION ->
-          envelope.formatted(id, EventDecoder.SPOT_WARNING, "aws.ec2", time,
+          envelope.formatted(
+              id,
+              EventDecoder.SPOT_WARNING,
+              "aws.ec2",
+              time,
               "{\"instance-id\":\"" + instance + "\",\"instance-action\":\"terminate\"}");
       case REBALANCE ->
-          envelope.formatted(id, EventDecoder.REBALANCE, "aws.ec2", time, "{\"instance-id\":\"" + instance + "\"}");
+          envelope.formatted(
+              id,
+              EventDecoder.REBALANCE,
+              "aws.ec2",
+              time,
+              "{\"instance-id\":\"" + instance + "\"}");
       case STATE_CHANGE ->
-          envelope.formatted(id, EventDecoder.STATE_CHANGE, "aws.ec2", time,
+          envelope.formatted(
+              id,
+              EventDecoder.STATE_CHANGE,
+              "aws.ec2",
+              time,
               "{\"instance-id\":\"" + instance + "\",\"state\":\"stopping\"}");
       case HEALTH_SCHEDULED -> {
         var rfc = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
-        yield envelope.formatted(id, EventDecoder.HEALTH, "aws.health", time,
-            "{\"eventArn\":\"arn:aws:health:local::event/EC2/MANUAL/" + id + "\",\"service\":\"EC2\","
+        yield envelope.formatted(
+            id,
+            EventDecoder.HEALTH,
+            "aws.health",
+            time,
+            "{\"eventArn\":\"arn:aws:health:local::event/EC2/MANUAL/"
+                + id
+                + "\",\"service\":\"EC2\","
                 + "\"eventTypeCode\":\"AWS_EC2_INSTANCE_STOP_SCHEDULED\",\"eventTypeCategory\":\"scheduledChange\","
-                + "\"startTime\":\"" + rfc.format(now.plus(deadline)) + "\","
-                + "\"affectedEntities\":[{\"entityValue\":\"" + instance + "\"}]}");
+                + "\"startTime\":\""
+                + rfc.format(now.plus(deadline))
+                + "\","
+                + "\"affectedEntities\":[{\"entityValue\":\""
+                + instance
+                + "\"}]}");
       }
     };
   }
@@ -151,10 +192,26 @@ final class DrainCommand {
       out.println(r.message());
       return;
     }
-    out.println("Dry run for node " + r.node() + " (instance " + r.instanceId() + ", cluster " + r.cluster() + "): " + r.message());
+    out.println(
+        "Dry run for node "
+            + r.node()
+            + " (instance "
+            + r.instanceId()
+            + ", cluster "
+            + r.cluster()
+            + "): "
+            + r.message());
     var table = new Table("POD", "WOULD", "WHY");
     r.wouldEvict().forEach(p -> table.add(p, "evict", "-"));
-    r.wouldWaitOrBlock().forEach(p -> table.add(p.pod(), p.status() == io.gpufleet.drain.model.PodReport.Status.CONFIG_ERROR ? "fail" : "wait/block", p.reason()));
+    r.wouldWaitOrBlock()
+        .forEach(
+            p ->
+                table.add(
+                    p.pod(),
+                    p.status() == io.gpufleet.drain.model.PodReport.Status.CONFIG_ERROR
+                        ? "fail"
+                        : "wait/block",
+                    p.reason()));
     r.wouldSkip().forEach(p -> table.add(p.pod(), "skip", p.reason()));
     r.alreadyTerminating().forEach(p -> table.add(p, "wait", "already terminating"));
     out.print(table.render());

@@ -12,7 +12,8 @@ final class FixtureEvents {
   private FixtureEvents() {}
 
   static String spotJson(String id, String instance, Instant time) {
-    return DrainCommand.syntheticEvent(DrainKind.SPOT_INTERRUPTION, instance, time, Duration.ofSeconds(120))
+    return DrainCommand.syntheticEvent(
+            DrainKind.SPOT_INTERRUPTION, instance, time, Duration.ofSeconds(120))
         .replaceFirst("\"id\":\"cli-[^\"]+\"", "\"id\":\"" + id + "\"");
   }
 

@@ -34,8 +34,8 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * {@code gpufleet simulate}: builds the simulated account and cluster, replays every file in
- * {@code events/} through the real handlers (event times rebased to simulated now) and prints each
+ * {@code gpufleet simulate}: builds the simulated account and cluster, replays every file in {@code
+ * events/} through the real handlers (event times rebased to simulated now) and prints each
  * outcome. No credentials, no network beyond loopback, no Docker.
  */
 final class SimulateCommand {
@@ -61,7 +61,8 @@ final class SimulateCommand {
     var args = Args.parse("simulate", argv, Set.of("events", "speed"), Set.of("json"));
     Path eventsDir = args.get("events").map(Path::of).orElse(Main.home().resolve("events"));
     if (!Files.isDirectory(eventsDir)) {
-      throw new ConfigException("simulate: events directory " + eventsDir + " does not exist (--events DIR)");
+      throw new ConfigException(
+          "simulate: events directory " + eventsDir + " does not exist (--events DIR)");
     }
     double speed = args.number("speed", 20, 1, 1000);
     boolean json = args.flag("json");
@@ -88,7 +89,12 @@ final class SimulateCommand {
         err.printf(
             "GPU Fleet Ops simulate: account 123456789012 (us-east-1), cluster %s with %d GPU nodes and %d pods;"
                 + " simulated time runs x%.0f; replaying %d event files from %s%n",
-            DemoFleet.CLUSTER, DemoFleet.NODES.size(), DemoFleet.podCount(cluster), speed, files.size(), eventsDir);
+            DemoFleet.CLUSTER,
+            DemoFleet.NODES.size(),
+            DemoFleet.podCount(cluster),
+            speed,
+            files.size(),
+            eventsDir);
       }
       var replays = new ArrayList<Replay>();
       byte[] firstDrainEvent = null;
@@ -97,21 +103,33 @@ final class SimulateCommand {
         JsonNode event = Json.MAPPER.readTree(Files.readAllBytes(file));
         String type = event.path("detail-type").asText();
         if (!DRAIN_TYPES.contains(type)) {
-          replays.add(new Replay(file.getFileName().toString(), "-", List.of(), "no function handles '" + type + "' yet"));
+          replays.add(
+              new Replay(
+                  file.getFileName().toString(),
+                  "-",
+                  List.of(),
+                  "no function handles '" + type + "' yet"));
           continue;
         }
         byte[] payload = rebase(event, time.now());
         if (!json) {
           err.printf("  %s -> interruption-drain ...%n", file.getFileName());
         }
-        replays.add(new Replay(file.getFileName().toString(), "interruption-drain", invoke(drain, payload), null));
+        replays.add(
+            new Replay(
+                file.getFileName().toString(), "interruption-drain", invoke(drain, payload), null));
         if (firstDrainEvent == null && type.startsWith("EC2 Spot")) {
           firstDrainEvent = payload;
           firstDrainFile = file.getFileName().toString();
         }
       }
       if (firstDrainEvent != null) {
-        replays.add(new Replay(firstDrainFile + " (delivered again)", "interruption-drain", invoke(drain, firstDrainEvent), null));
+        replays.add(
+            new Replay(
+                firstDrainFile + " (delivered again)",
+                "interruption-drain",
+                invoke(drain, firstDrainEvent),
+                null));
       }
       if (json) {
         var all = new ArrayList<DrainOutcome>();
@@ -148,17 +166,21 @@ final class SimulateCommand {
     copy.put("time", now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
     if (copy.path("detail").has("startTime")) {
       var rfc1123 = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
-      ((ObjectNode) copy.get("detail")).put("startTime", rfc1123.format(now.plus(Duration.ofHours(2))));
-      ((ObjectNode) copy.get("detail")).put("endTime", rfc1123.format(now.plus(Duration.ofHours(4))));
+      ((ObjectNode) copy.get("detail"))
+          .put("startTime", rfc1123.format(now.plus(Duration.ofHours(2))));
+      ((ObjectNode) copy.get("detail"))
+          .put("endTime", rfc1123.format(now.plus(Duration.ofHours(4))));
     }
     return Json.MAPPER.writeValueAsBytes(copy);
   }
 
   static List<DrainOutcome> invoke(DrainHandler handler, byte[] payload) throws IOException {
     var output = new ByteArrayOutputStream();
-    handler.handleRequest(new ByteArrayInputStream(payload), output, new LocalContext("interruption-drain", 170_000));
+    handler.handleRequest(
+        new ByteArrayInputStream(payload), output, new LocalContext("interruption-drain", 170_000));
     return Json.MAPPER.readValue(
-        output.toByteArray(), TypeFactory.defaultInstance().constructCollectionType(List.class, DrainOutcome.class));
+        output.toByteArray(),
+        TypeFactory.defaultInstance().constructCollectionType(List.class, DrainOutcome.class));
   }
 
   private void print(
@@ -167,7 +189,18 @@ final class SimulateCommand {
       Recorders.RecordingPublisher publisher,
       Recorders.RecordingNotifier notifier) {
     var table =
-        new Table("EVENT FILE", "KIND", "INSTANCE", "NODE", "STATUS", "EVICTED", "NOT EVICTED", "CORDONED", "ISSUED", "ALL GONE", "DEADLINE");
+        new Table(
+            "EVENT FILE",
+            "KIND",
+            "INSTANCE",
+            "NODE",
+            "STATUS",
+            "EVICTED",
+            "NOT EVICTED",
+            "CORDONED",
+            "ISSUED",
+            "ALL GONE",
+            "DEADLINE");
     for (Replay r : replays) {
       if (r.outcomes().isEmpty()) {
         table.add(r.file(), "-", "-", "-", "SKIPPED", "-", "-", "-", "-", "-", r.note());
@@ -183,7 +216,9 @@ final class SimulateCommand {
             o.podsEvicted() == null ? 0 : o.podsEvicted().size(),
             o.podsNotEvicted() == null ? 0 : o.podsNotEvicted().size(),
             t == null ? null : ms(t.cordonedMs()),
-            t == null || o.status() == DrainOutcome.Status.CORDONED ? null : ms(t.evictionsIssuedMs()),
+            t == null || o.status() == DrainOutcome.Status.CORDONED
+                ? null
+                : ms(t.evictionsIssuedMs()),
             t == null ? null : ms(t.allGoneMs()),
             o.deadlineMet() == null ? "-" : o.deadlineMet() ? "met" : "MISSED");
       }
@@ -196,22 +231,39 @@ final class SimulateCommand {
         if (o.podsNotEvicted() != null && !o.podsNotEvicted().isEmpty()) {
           out.println();
           out.println("Did not make it on " + o.node() + " (" + r.file() + "):");
-          o.podsNotEvicted().forEach(p -> out.println("  " + p.pod() + "  " + p.status() + "  " + p.reason()));
+          o.podsNotEvicted()
+              .forEach(p -> out.println("  " + p.pod() + "  " + p.status() + "  " + p.reason()));
         }
         if (o.gracePeriodCapped() != null && !o.gracePeriodCapped().isEmpty()) {
           out.println();
           out.println("Grace period capped to the time left on " + o.node() + ":");
           o.gracePeriodCapped()
-              .forEach(p -> out.println("  " + p.pod() + "  asked " + p.gracePeriodRequested() + "s, got " + p.gracePeriodGranted() + "s"));
+              .forEach(
+                  p ->
+                      out.println(
+                          "  "
+                              + p.pod()
+                              + "  asked "
+                              + p.gracePeriodRequested()
+                              + "s, got "
+                              + p.gracePeriodGranted()
+                              + "s"));
         }
-        if (o.status() != DrainOutcome.Status.DRAINED && o.status() != DrainOutcome.Status.PARTIAL && o.message() != null) {
+        if (o.status() != DrainOutcome.Status.DRAINED
+            && o.status() != DrainOutcome.Status.PARTIAL
+            && o.message() != null) {
           out.println();
           out.println(o.status() + " " + o.instanceId() + ": " + o.message());
         }
       }
     }
     out.println();
-    out.println("Published " + publisher.published.size() + " EventBridge outcome events and " + notifier.sent.size() + " notifications.");
+    out.println(
+        "Published "
+            + publisher.published.size()
+            + " EventBridge outcome events and "
+            + notifier.sent.size()
+            + " notifications.");
     out.println("Metrics: " + metrics.snapshot());
   }
 

@@ -30,14 +30,78 @@ public final class DemoFleet {
 
   public static final List<NodeSpec> NODES =
       List.of(
-          new NodeSpec("ip-10-0-1-11.ec2.internal", "i-0a1b2c3d4e5f60011", "us-east-1a", "p5.48xlarge", "spot", "gpu-training", null, 8),
-          new NodeSpec("ip-10-0-1-12.ec2.internal", "i-0a1b2c3d4e5f60012", "us-east-1b", "p5.48xlarge", "on-demand", "gpu-training", null, 8),
-          new NodeSpec("ip-10-0-2-21.ec2.internal", "i-0a1b2c3d4e5f60021", "us-east-1a", "g6e.12xlarge", "spot", "gpu-inference", null, 4),
-          new NodeSpec("ip-10-0-2-22.ec2.internal", "i-0a1b2c3d4e5f60022", "us-east-1c", "g6e.12xlarge", "spot", "gpu-inference", null, 4),
-          new NodeSpec("ip-10-0-2-23.ec2.internal", "i-0a1b2c3d4e5f60023", "us-east-1b", "g6e.12xlarge", "on-demand", "gpu-inference", null, 4),
-          new NodeSpec("ip-10-0-3-31.ec2.internal", "i-0a1b2c3d4e5f60031", "us-east-1a", "g5.2xlarge", "spot", null, "ng-gpu-dra", 1),
-          new NodeSpec("ip-10-0-3-32.ec2.internal", "i-0a1b2c3d4e5f60032", "us-east-1b", "g5.2xlarge", "on-demand", null, "ng-gpu-dra", 1),
-          new NodeSpec("gpu-worker-custom-8", "i-0a1b2c3d4e5f60033", "us-east-1c", "g5.12xlarge", "spot", null, "ng-gpu-dra", 4));
+          new NodeSpec(
+              "ip-10-0-1-11.ec2.internal",
+              "i-0a1b2c3d4e5f60011",
+              "us-east-1a",
+              "p5.48xlarge",
+              "spot",
+              "gpu-training",
+              null,
+              8),
+          new NodeSpec(
+              "ip-10-0-1-12.ec2.internal",
+              "i-0a1b2c3d4e5f60012",
+              "us-east-1b",
+              "p5.48xlarge",
+              "on-demand",
+              "gpu-training",
+              null,
+              8),
+          new NodeSpec(
+              "ip-10-0-2-21.ec2.internal",
+              "i-0a1b2c3d4e5f60021",
+              "us-east-1a",
+              "g6e.12xlarge",
+              "spot",
+              "gpu-inference",
+              null,
+              4),
+          new NodeSpec(
+              "ip-10-0-2-22.ec2.internal",
+              "i-0a1b2c3d4e5f60022",
+              "us-east-1c",
+              "g6e.12xlarge",
+              "spot",
+              "gpu-inference",
+              null,
+              4),
+          new NodeSpec(
+              "ip-10-0-2-23.ec2.internal",
+              "i-0a1b2c3d4e5f60023",
+              "us-east-1b",
+              "g6e.12xlarge",
+              "on-demand",
+              "gpu-inference",
+              null,
+              4),
+          new NodeSpec(
+              "ip-10-0-3-31.ec2.internal",
+              "i-0a1b2c3d4e5f60031",
+              "us-east-1a",
+              "g5.2xlarge",
+              "spot",
+              null,
+              "ng-gpu-dra",
+              1),
+          new NodeSpec(
+              "ip-10-0-3-32.ec2.internal",
+              "i-0a1b2c3d4e5f60032",
+              "us-east-1b",
+              "g5.2xlarge",
+              "on-demand",
+              null,
+              "ng-gpu-dra",
+              1),
+          new NodeSpec(
+              "gpu-worker-custom-8",
+              "i-0a1b2c3d4e5f60033",
+              "us-east-1c",
+              "g5.12xlarge",
+              "spot",
+              null,
+              "ng-gpu-dra",
+              4));
 
   private DemoFleet() {}
 
@@ -45,51 +109,142 @@ public final class DemoFleet {
   public static void populate(SimCluster cluster) {
     for (NodeSpec n : NODES) {
       cluster.create(
-          SimCluster.gpuNode(n.name(), n.instanceId(), n.zone(), n.instanceType(), n.capacityType(), n.nodePool(), n.nodeGroup(), n.gpus()));
+          SimCluster.gpuNode(
+              n.name(),
+              n.instanceId(),
+              n.zone(),
+              n.instanceType(),
+              n.capacityType(),
+              n.nodePool(),
+              n.nodeGroup(),
+              n.gpus()));
       for (String ds : List.of("nvidia-device-plugin", "dcgm-exporter", "aws-node", "kube-proxy")) {
         cluster.create(
-            SimCluster.runningPod("kube-system", ds + "-" + shortName(n), n.name(), "DaemonSet", ds, Map.of("app", ds), 30, 0));
+            SimCluster.runningPod(
+                "kube-system",
+                ds + "-" + shortName(n),
+                n.name(),
+                "DaemonSet",
+                ds,
+                Map.of("app", ds),
+                30,
+                0));
       }
     }
     String p5spot = NODES.get(0).name();
     String p5od = NODES.get(1).name();
     // Training: a single-replica fine-tune whose PDB allows no disruption.
-    cluster.create(SimCluster.runningPod("training", "llm-finetune-0", p5spot, "StatefulSet", "llm-finetune", Map.of("app", "llm-finetune"), 60, 8));
-    cluster.create(SimCluster.pdb("training", "llm-finetune", Map.of("app", "llm-finetune"), "1", null, 1));
-    cluster.create(SimCluster.runningPod("training", "data-loader-0", p5spot, "ReplicaSet", "data-loader", Map.of("app", "data-loader"), 30, 0));
-    cluster.create(SimCluster.runningPod("training", "data-loader-1", p5spot, "ReplicaSet", "data-loader", Map.of("app", "data-loader"), 30, 0));
+    cluster.create(
+        SimCluster.runningPod(
+            "training",
+            "llm-finetune-0",
+            p5spot,
+            "StatefulSet",
+            "llm-finetune",
+            Map.of("app", "llm-finetune"),
+            60,
+            8));
+    cluster.create(
+        SimCluster.pdb("training", "llm-finetune", Map.of("app", "llm-finetune"), "1", null, 1));
+    cluster.create(
+        SimCluster.runningPod(
+            "training",
+            "data-loader-0",
+            p5spot,
+            "ReplicaSet",
+            "data-loader",
+            Map.of("app", "data-loader"),
+            30,
+            0));
+    cluster.create(
+        SimCluster.runningPod(
+            "training",
+            "data-loader-1",
+            p5spot,
+            "ReplicaSet",
+            "data-loader",
+            Map.of("app", "data-loader"),
+            30,
+            0));
     cluster.create(finished("training", "preprocess-job-x7k2", p5spot));
     for (int i = 0; i < 4; i++) {
-      cluster.create(SimCluster.runningPod("training", "eval-worker-" + i, p5od, "ReplicaSet", "eval-worker", Map.of("app", "eval-worker"), 30, 2));
+      cluster.create(
+          SimCluster.runningPod(
+              "training",
+              "eval-worker-" + i,
+              p5od,
+              "ReplicaSet",
+              "eval-worker",
+              Map.of("app", "eval-worker"),
+              30,
+              2));
     }
     // Inference: vLLM replicas two per g6e node, PDB maxUnavailable 1 over six.
     int replica = 0;
     for (int node = 2; node <= 4; node++) {
       for (int k = 0; k < 2; k++) {
         cluster.create(
-            SimCluster.runningPod("inference", "vllm-llama-" + replica++, NODES.get(node).name(), "ReplicaSet", "vllm-llama", Map.of("app", "vllm-llama"), 45, 2));
+            SimCluster.runningPod(
+                "inference",
+                "vllm-llama-" + replica++,
+                NODES.get(node).name(),
+                "ReplicaSet",
+                "vllm-llama",
+                Map.of("app", "vllm-llama"),
+                45,
+                2));
       }
       for (int k = 0; k < 3; k++) {
         cluster.create(
-            SimCluster.runningPod("inference", "gateway-" + node + k, NODES.get(node).name(), "ReplicaSet", "gateway", Map.of("app", "gateway"), 20, 0));
+            SimCluster.runningPod(
+                "inference",
+                "gateway-" + node + k,
+                NODES.get(node).name(),
+                "ReplicaSet",
+                "gateway",
+                Map.of("app", "gateway"),
+                20,
+                0));
       }
     }
-    cluster.create(SimCluster.pdb("inference", "vllm-llama", Map.of("app", "vllm-llama"), null, "1", 6));
-    cluster.create(SimCluster.pdb("inference", "gateway", Map.of("app", "gateway"), "50%", null, 9));
+    cluster.create(
+        SimCluster.pdb("inference", "vllm-llama", Map.of("app", "vllm-llama"), null, "1", 6));
+    cluster.create(
+        SimCluster.pdb("inference", "gateway", Map.of("app", "gateway"), "50%", null, 9));
     cluster.create(critical("kube-system", "coredns-5d78c9869d-abcde", NODES.get(4).name()));
     // Node group (DRA) nodes: batch pods that checkpoint for up to five minutes.
     for (int node = 5; node <= 7; node++) {
       NodeSpec n = NODES.get(node);
       for (int k = 0; k < 3; k++) {
         cluster.create(
-            SimCluster.runningPod("batch", "render-" + shortName(n) + "-" + k, n.name(), "ReplicaSet", "render", Map.of("app", "render"), 300, node == 7 ? 1 : 0));
+            SimCluster.runningPod(
+                "batch",
+                "render-" + shortName(n) + "-" + k,
+                n.name(),
+                "ReplicaSet",
+                "render",
+                Map.of("app", "render"),
+                300,
+                node == 7 ? 1 : 0));
       }
       for (int k = 0; k < 4; k++) {
         cluster.create(
-            SimCluster.runningPod("batch", "queue-worker-" + shortName(n) + "-" + k, n.name(), "ReplicaSet", "queue-worker", Map.of("app", "queue-worker"), 30, 0));
+            SimCluster.runningPod(
+                "batch",
+                "queue-worker-" + shortName(n) + "-" + k,
+                n.name(),
+                "ReplicaSet",
+                "queue-worker",
+                Map.of("app", "queue-worker"),
+                30,
+                0));
       }
     }
-    cluster.create(staticPod("kube-system", "node-problem-detector-" + shortName(NODES.get(7)), NODES.get(7).name()));
+    cluster.create(
+        staticPod(
+            "kube-system",
+            "node-problem-detector-" + shortName(NODES.get(7)),
+            NODES.get(7).name()));
     for (String pdb : List.of("llm-finetune")) {
       cluster.refreshPdbStatus("training", pdb);
     }
@@ -118,7 +273,9 @@ public final class DemoFleet {
   }
 
   private static Pod finished(String ns, String name, String node) {
-    return new PodBuilder(SimCluster.runningPod(ns, name, node, "Job", "preprocess", Map.of("job", "preprocess"), 30, 0))
+    return new PodBuilder(
+            SimCluster.runningPod(
+                ns, name, node, "Job", "preprocess", Map.of("job", "preprocess"), 30, 0))
         .editStatus()
         .withPhase("Succeeded")
         .withConditions(new ArrayList<>())
@@ -127,7 +284,16 @@ public final class DemoFleet {
   }
 
   private static Pod critical(String ns, String name, String node) {
-    return new PodBuilder(SimCluster.runningPod(ns, name, node, "ReplicaSet", "coredns-5d78c9869d", Map.of("k8s-app", "kube-dns"), 30, 0))
+    return new PodBuilder(
+            SimCluster.runningPod(
+                ns,
+                name,
+                node,
+                "ReplicaSet",
+                "coredns-5d78c9869d",
+                Map.of("k8s-app", "kube-dns"),
+                30,
+                0))
         .editSpec()
         .withPriorityClassName("system-cluster-critical")
         .withPriority(2_000_000_000)
@@ -136,7 +302,8 @@ public final class DemoFleet {
   }
 
   private static Pod staticPod(String ns, String name, String node) {
-    return new PodBuilder(SimCluster.runningPod(ns, name, node, "Node", node, Map.of("component", "npd"), 30, 0))
+    return new PodBuilder(
+            SimCluster.runningPod(ns, name, node, "Node", node, Map.of("component", "npd"), 30, 0))
         .editMetadata()
         .addToAnnotations("kubernetes.io/config.mirror", "3f2a")
         .endMetadata()

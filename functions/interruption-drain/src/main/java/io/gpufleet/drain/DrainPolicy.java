@@ -79,7 +79,10 @@ public final class DrainPolicy {
 
   /** Which pods to evict (critical ones in a second wave) and which to leave, with why. */
   public record Selection(
-      List<PodInfo> first, List<PodInfo> critical, List<PodInfo> terminating, List<PodReport> skipped) {}
+      List<PodInfo> first,
+      List<PodInfo> critical,
+      List<PodInfo> terminating,
+      List<PodReport> skipped) {}
 
   public Selection select(List<PodInfo> pods) {
     var first = new ArrayList<PodInfo>();

@@ -9,8 +9,8 @@ import org.crac.Core;
 import org.crac.Resource;
 
 /**
- * SnapStart priming: before the snapshot, run the read-only paths (decode each event kind, render an
- * outcome) so their classes are loaded and compiled. Captures no credentials, tokens or time.
+ * SnapStart priming: before the snapshot, run the read-only paths (decode each event kind, render
+ * an outcome) so their classes are loaded and compiled. Captures no credentials, tokens or time.
  */
 final class DrainPriming implements Resource {
   private static final String SAMPLE =
@@ -36,7 +36,14 @@ final class DrainPriming implements Resource {
     decoder.decode(SAMPLE.getBytes(StandardCharsets.UTF_8));
     var outcome =
         DrainOutcome.simple(
-            "prime", "spot-interruption", "i-0", "c", "n", DrainOutcome.Status.DRAINED, "", Instant.EPOCH);
+            "prime",
+            "spot-interruption",
+            "i-0",
+            "c",
+            "n",
+            DrainOutcome.Status.DRAINED,
+            "",
+            Instant.EPOCH);
     Json.write(outcome);
     DrainReporter.summary(outcome);
   }

@@ -41,7 +41,11 @@ public final class DrainReporter {
     if (o.status() == DrainOutcome.Status.REJECTED) {
       LOG.warn("event rejected: {}", o.message(), entry("outcome", Json.MAPPER.valueToTree(o)));
     } else {
-      LOG.info("drain outcome {} for {}", o.status(), o.instanceId(), entry("outcome", Json.MAPPER.valueToTree(o)));
+      LOG.info(
+          "drain outcome {} for {}",
+          o.status(),
+          o.instanceId(),
+          entry("outcome", Json.MAPPER.valueToTree(o)));
     }
     count(o);
     if (!o.acted()) {
@@ -100,7 +104,15 @@ public final class DrainReporter {
   }
 
   public static String subject(DrainOutcome o) {
-    return "[GPU Fleet] " + o.status() + " " + o.node() + " (" + o.kind() + ", " + o.cluster() + ")";
+    return "[GPU Fleet] "
+        + o.status()
+        + " "
+        + o.node()
+        + " ("
+        + o.kind()
+        + ", "
+        + o.cluster()
+        + ")";
   }
 
   /** The few lines an on-call engineer reads first: what happened and what did not make it. */
@@ -131,9 +143,7 @@ public final class DrainReporter {
     if (o.gracePeriodCapped() != null && !o.gracePeriodCapped().isEmpty()) {
       sb.append("grace period capped: ")
           .append(
-              o.gracePeriodCapped().stream()
-                  .map(PodReport::pod)
-                  .collect(Collectors.joining(", ")))
+              o.gracePeriodCapped().stream().map(PodReport::pod).collect(Collectors.joining(", ")))
           .append('\n');
     }
     if (o.deadline() != null) {

@@ -139,13 +139,26 @@ public final class DrainService {
     String eventId = event.meta().id();
     DrainKind kind = plan.kind();
     if (plan.actions().isEmpty()) {
-      return simple(event, instanceId, null, Status.NO_ACTION, "no actions configured for " + kind, received);
+      return simple(
+          event, instanceId, null, Status.NO_ACTION, "no actions configured for " + kind, received);
     }
     Optional<NodeInfo> found = cluster.findNodeByInstanceId(instanceId);
     if (found.isEmpty()) {
       return kind == DrainKind.STATE_CHANGE
-          ? simple(event, instanceId, null, Status.NODE_GONE, "no node for this instance any more: nothing left to drain", received)
-          : simple(event, instanceId, null, Status.NOT_IN_CLUSTER, "no node of cluster " + settings.clusterName() + " has providerID .../" + instanceId, received);
+          ? simple(
+              event,
+              instanceId,
+              null,
+              Status.NODE_GONE,
+              "no node for this instance any more: nothing left to drain",
+              received)
+          : simple(
+              event,
+              instanceId,
+              null,
+              Status.NOT_IN_CLUSTER,
+              "no node of cluster " + settings.clusterName() + " has providerID .../" + instanceId,
+              received);
     }
     NodeInfo node = found.get();
     boolean drain = plan.actions().contains(Action.DRAIN);
@@ -158,26 +171,55 @@ public final class DrainService {
     for (int attempt = 1; ; attempt++) {
       Optional<DrainMarker> existing = DrainMarker.read(node.annotations());
       if (existing.isPresent() && existing.get().blocks(eventId, clock.instant())) {
-        return simple(event, instanceId, node.name(), Status.DUPLICATE, "event already " + (existing.get().state() == DrainMarker.State.DONE ? "handled" : "being handled") + " for this node", received);
+        return simple(
+            event,
+            instanceId,
+            node.name(),
+            Status.DUPLICATE,
+            "event already "
+                + (existing.get().state() == DrainMarker.State.DONE ? "handled" : "being handled")
+                + " for this node",
+            received);
       }
       if (cluster.patchNode(node, policy.claim(plan, node, marker))) {
         break;
       }
       if (attempt == CLAIM_ATTEMPTS) {
         throw new ClusterPort.ClusterUnavailableException(
-            "node " + node.name() + " kept changing under " + CLAIM_ATTEMPTS + " claim attempts", null);
+            "node " + node.name() + " kept changing under " + CLAIM_ATTEMPTS + " claim attempts",
+            null);
       }
       var reread = cluster.getNode(node.name());
       if (reread.isEmpty()) {
-        return simple(event, instanceId, node.name(), Status.NODE_GONE, "node deleted while claiming it", received);
+        return simple(
+            event,
+            instanceId,
+            node.name(),
+            Status.NODE_GONE,
+            "node deleted while claiming it",
+            received);
       }
       node = reread.get();
     }
     Instant cordoned = clock.instant();
     if (!drain) {
-      return new DrainOutcome(eventId, kind.label(), instanceId, settings.clusterName(), node.name(), Status.CORDONED,
-          "tainted/cordoned; this kind does not drain", plan.actions(), received, null, null,
-          new DrainOutcome.Timings(ms(received, cordoned), null, null), List.of(), List.of(), List.of(), List.of());
+      return new DrainOutcome(
+          eventId,
+          kind.label(),
+          instanceId,
+          settings.clusterName(),
+          node.name(),
+          Status.CORDONED,
+          "tainted/cordoned; this kind does not drain",
+          plan.actions(),
+          received,
+          null,
+          null,
+          new DrainOutcome.Timings(ms(received, cordoned), null, null),
+          List.of(),
+          List.of(),
+          List.of(),
+          List.of());
     }
     var selection = policy.select(cluster.podsOnNode(node.name()));
     Drainer.Result result;
@@ -197,7 +239,14 @@ public final class DrainService {
     var found = cluster.findNodeByInstanceId(instanceId);
     if (found.isEmpty()) {
       return new io.gpufleet.drain.model.DryRunReport(
-          instanceId, settings.clusterName(), null, false, List.of(), List.of(), List.of(), List.of(),
+          instanceId,
+          settings.clusterName(),
+          null,
+          false,
+          List.of(),
+          List.of(),
+          List.of(),
+          List.of(),
           "no node of cluster " + settings.clusterName() + " has providerID .../" + instanceId);
     }
     String node = found.get().name();
@@ -205,7 +254,10 @@ public final class DrainService {
     var evictable = concat(selection.first(), selection.critical());
     var refusals = DrainPolicy.predictRefusals(evictable, cluster.budgetsFor(evictable));
     var wouldEvict =
-        evictable.stream().map(io.gpufleet.drain.model.PodInfo::key).filter(k -> !refusals.containsKey(k)).toList();
+        evictable.stream()
+            .map(io.gpufleet.drain.model.PodInfo::key)
+            .filter(k -> !refusals.containsKey(k))
+            .toList();
     return new io.gpufleet.drain.model.DryRunReport(
         instanceId,
         settings.clusterName(),
@@ -215,8 +267,12 @@ public final class DrainService {
         List.copyOf(refusals.values()),
         selection.skipped(),
         selection.terminating().stream().map(io.gpufleet.drain.model.PodInfo::key).toList(),
-        wouldEvict.size() + " pod(s) would be evicted at once, " + refusals.size() + " would wait or be refused, "
-            + selection.skipped().size() + " skipped");
+        wouldEvict.size()
+            + " pod(s) would be evicted at once, "
+            + refusals.size()
+            + " would wait or be refused, "
+            + selection.skipped().size()
+            + " skipped");
   }
 
   private DrainOutcome outcome(
@@ -246,7 +302,8 @@ public final class DrainService {
     }
     if (notEvicted.stream().anyMatch(r -> r.status() == PodReport.Status.BLOCKED)) {
       for (var p : concat(selection.first(), selection.critical())) {
-        if (notEvicted.stream().anyMatch(r -> r.pod().equals(p.key()) && r.status() == PodReport.Status.BLOCKED)) {
+        if (notEvicted.stream()
+            .anyMatch(r -> r.pod().equals(p.key()) && r.status() == PodReport.Status.BLOCKED)) {
           blockedPods.add(p);
         }
       }
@@ -267,8 +324,14 @@ public final class DrainService {
     boolean deadlineMet = complete && gone != null && !gone.isAfter(plan.deadline());
     String message =
         complete
-            ? evicted.size() + " pod(s) evicted, " + selection.skipped().size() + " skipped; deadline " + plan.deadlineBasis()
-            : notEvicted.size() + " pod(s) did not make it: " + String.join(", ", notEvicted.stream().map(PodReport::pod).toList());
+            ? evicted.size()
+                + " pod(s) evicted, "
+                + selection.skipped().size()
+                + " skipped; deadline "
+                + plan.deadlineBasis()
+            : notEvicted.size()
+                + " pod(s) did not make it: "
+                + String.join(", ", notEvicted.stream().map(PodReport::pod).toList());
     return new DrainOutcome(
         event.meta().id(),
         plan.kind().label(),
@@ -283,7 +346,9 @@ public final class DrainService {
         deadlineMet,
         new DrainOutcome.Timings(
             ms(received, cordoned),
-            result.allIssuedAt() == null ? ms(received, cordoned) : ms(received, result.allIssuedAt()),
+            result.allIssuedAt() == null
+                ? ms(received, cordoned)
+                : ms(received, result.allIssuedAt()),
             gone == null ? null : ms(received, gone)),
         List.copyOf(evicted),
         List.copyOf(notEvicted),
@@ -307,28 +372,48 @@ public final class DrainService {
   }
 
   private void patchMarker(String nodeName, DrainMarker marker) {
-    cluster.getNode(nodeName)
+    cluster
+        .getNode(nodeName)
         .ifPresent(
             n ->
                 cluster.patchNode(
                     n,
                     new io.gpufleet.drain.model.NodeChange(
-                        null, false, Map.of(), Map.of(DrainMarker.ANNOTATION, marker.toJson()), false)));
+                        null,
+                        false,
+                        Map.of(),
+                        Map.of(DrainMarker.ANNOTATION, marker.toJson()),
+                        false)));
   }
 
   /** Best effort: lets Lambda's retry of this event take over at once instead of waiting. */
   private void release(String nodeName, DrainMarker marker) {
     try {
-      patchMarker(nodeName, new DrainMarker(marker.eventId(), marker.kind(), DrainMarker.State.FAILED, marker.until()));
+      patchMarker(
+          nodeName,
+          new DrainMarker(
+              marker.eventId(), marker.kind(), DrainMarker.State.FAILED, marker.until()));
     } catch (RuntimeException ignored) {
       // the cluster is what failed; the claim then expires at marker.until()
     }
   }
 
   private DrainOutcome simple(
-      FleetEvent.InstanceEvent event, String instanceId, String node, Status status, String message, Instant received) {
+      FleetEvent.InstanceEvent event,
+      String instanceId,
+      String node,
+      Status status,
+      String message,
+      Instant received) {
     return DrainOutcome.simple(
-        event.meta().id(), DrainKind.of(event).label(), instanceId, settings.clusterName(), node, status, message, received);
+        event.meta().id(),
+        DrainKind.of(event).label(),
+        instanceId,
+        settings.clusterName(),
+        node,
+        status,
+        message,
+        received);
   }
 
   private static long ms(Instant from, Instant to) {

@@ -16,8 +16,8 @@ import java.util.Set;
  *
  * <ul>
  *   <li>{@code DRAIN_ACTIONS}: per kind, e.g. {@code
- *       spot-interruption=taint+cordon+drain;rebalance=taint+cordon;state-change=cordon+drain} (kinds
- *       not named keep their defaults; {@code none} disables a kind)
+ *       spot-interruption=taint+cordon+drain;rebalance=taint+cordon;state-change=cordon+drain}
+ *       (kinds not named keep their defaults; {@code none} disables a kind)
  *   <li>{@code DRAIN_DEADLINE_MARGIN} (default 10s): stop before the two-minute notice ends
  *   <li>{@code DRAIN_SKIP_DAEMONSETS} (default true)
  *   <li>{@code DRAIN_FORCE_DELETE} (default false): force-delete what is left just before the
@@ -62,7 +62,8 @@ public record DrainSettings(
 
   public static DrainSettings from(Settings s) {
     String taintKey = s.string("DRAIN_TAINT_KEY", "gpufleet.io/interruption");
-    if (!taintKey.matches("([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+    if (!taintKey.matches(
+            "([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
         || taintKey.length() > 316) {
       throw new ConfigException("DRAIN_TAINT_KEY='" + taintKey + "' is not a valid taint key");
     }

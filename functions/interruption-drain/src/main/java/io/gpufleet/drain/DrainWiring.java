@@ -39,21 +39,31 @@ public final class DrainWiring {
     Supplier<AwsClients> aws = memoize(AwsClients::fromEnvironment);
     KubernetesClient kube =
         env.optional("KUBE_API_URL")
-            .map(url -> KubeClients.forUrl(url, env.optional("KUBE_CA_DATA"), () -> env.string("KUBE_TOKEN", "")))
+            .map(
+                url ->
+                    KubeClients.forUrl(
+                        url, env.optional("KUBE_CA_DATA"), () -> env.string("KUBE_TOKEN", "")))
             .orElseGet(
                 () -> {
                   AwsClients a = aws.get();
                   return KubeClients.forEks(
-                      a.build(EksClient.builder()), settings.clusterName(), a.region(), a.credentials(), clock);
+                      a.build(EksClient.builder()),
+                      settings.clusterName(),
+                      a.region(),
+                      a.credentials(),
+                      clock);
                 });
     EventPublisher publisher =
         env.optional("OUTCOME_EVENT_BUS")
             .<EventPublisher>map(
-                bus -> new EventBridgePublisher(aws.get().build(EventBridgeClient.builder()), bus, EVENT_SOURCE))
+                bus ->
+                    new EventBridgePublisher(
+                        aws.get().build(EventBridgeClient.builder()), bus, EVENT_SOURCE))
             .orElse(EventPublisher.NONE);
     var notifiers = new ArrayList<Notifier>();
     env.optional("NOTIFY_TOPIC_ARN")
-        .ifPresent(arn -> notifiers.add(new SnsNotifier(aws.get().build(SnsClient.builder()), arn)));
+        .ifPresent(
+            arn -> notifiers.add(new SnsNotifier(aws.get().build(SnsClient.builder()), arn)));
     env.optional("SLACK_WEBHOOK_URL")
         .ifPresent(url -> notifiers.add(new SlackWebhookNotifier(URI.create(url))));
     MetricsSink metrics = new PowertoolsMetricsSink();

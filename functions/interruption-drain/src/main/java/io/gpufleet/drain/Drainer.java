@@ -168,14 +168,16 @@ public final class Drainer {
       Duration left = Duration.between(clock.instant(), until);
       if (attempts > 0 && (left.isNegative() || left.isZero())) {
         boolean blocked = lastReason.startsWith("429");
-        return new Attempt(new PodReport(
-            pod.key(),
-            blocked ? PodReport.Status.BLOCKED : PodReport.Status.FAILED,
-            lastReason,
-            attempts,
-            requested,
-            granted,
-            critical), firstAnswer);
+        return new Attempt(
+            new PodReport(
+                pod.key(),
+                blocked ? PodReport.Status.BLOCKED : PodReport.Status.FAILED,
+                lastReason,
+                attempts,
+                requested,
+                granted,
+                critical),
+            firstAnswer);
       }
       granted = DrainPolicy.grantedGrace(pod, left);
       attempts++;
@@ -185,35 +187,49 @@ public final class Drainer {
       }
       switch (result) {
         case EvictionResult.Evicted e -> {
-          return new Attempt(new PodReport(
-              pod.key(), PodReport.Status.EVICTED, null, attempts, requested, granted, critical), firstAnswer);
+          return new Attempt(
+              new PodReport(
+                  pod.key(),
+                  PodReport.Status.EVICTED,
+                  null,
+                  attempts,
+                  requested,
+                  granted,
+                  critical),
+              firstAnswer);
         }
         case EvictionResult.Gone g -> {
-          return new Attempt(new PodReport(
-              pod.key(), PodReport.Status.GONE, "already gone", attempts, null, null, critical), firstAnswer);
+          return new Attempt(
+              new PodReport(
+                  pod.key(), PodReport.Status.GONE, "already gone", attempts, null, null, critical),
+              firstAnswer);
         }
         case EvictionResult.MultiplePdb m -> {
-          return new Attempt(new PodReport(
-              pod.key(),
-              PodReport.Status.CONFIG_ERROR,
-              "more than one PodDisruptionBudget selects this pod: " + m.message(),
-              attempts,
-              requested,
-              null,
-              critical), firstAnswer);
+          return new Attempt(
+              new PodReport(
+                  pod.key(),
+                  PodReport.Status.CONFIG_ERROR,
+                  "more than one PodDisruptionBudget selects this pod: " + m.message(),
+                  attempts,
+                  requested,
+                  null,
+                  critical),
+              firstAnswer);
         }
         case EvictionResult.Blocked b -> lastReason = "429 " + b.message();
         case EvictionResult.Failed f -> {
           lastReason = "API error " + f.code() + ": " + f.message();
           if (!f.retryable() || ++errors > MAX_ERROR_RETRIES) {
-            return new Attempt(new PodReport(
-                pod.key(),
-                PodReport.Status.FAILED,
-                lastReason,
-                attempts,
-                requested,
-                null,
-                critical), firstAnswer);
+            return new Attempt(
+                new PodReport(
+                    pod.key(),
+                    PodReport.Status.FAILED,
+                    lastReason,
+                    attempts,
+                    requested,
+                    null,
+                    critical),
+                firstAnswer);
           }
         }
       }
@@ -223,7 +239,10 @@ public final class Drainer {
       }
       Duration jittered = jitter(backoff);
       sleeper.sleep(jittered.compareTo(remaining) < 0 ? jittered : remaining);
-      backoff = backoff.multipliedBy(2).compareTo(BACKOFF_MAX) > 0 ? BACKOFF_MAX : backoff.multipliedBy(2);
+      backoff =
+          backoff.multipliedBy(2).compareTo(BACKOFF_MAX) > 0
+              ? BACKOFF_MAX
+              : backoff.multipliedBy(2);
     }
   }
 
@@ -264,11 +283,23 @@ public final class Drainer {
           String[] nsName = r.pod().split("/", 2);
           var pod =
               new PodInfo(
-                  nsName[0], nsName[1], entry.getKey(), null, null, false, false, null, null, null,
+                  nsName[0],
+                  nsName[1],
+                  entry.getKey(),
+                  null,
+                  null,
+                  false,
+                  false,
+                  null,
+                  null,
+                  null,
                   Map.of());
           cluster.forceDelete(pod);
-          entry.setValue(r.with(PodReport.Status.FORCE_DELETED, "force-deleted at the deadline"
-              + (r.reason() == null ? "" : " after: " + r.reason())));
+          entry.setValue(
+              r.with(
+                  PodReport.Status.FORCE_DELETED,
+                  "force-deleted at the deadline"
+                      + (r.reason() == null ? "" : " after: " + r.reason())));
           stillThere.remove(entry.getKey());
         }
       }

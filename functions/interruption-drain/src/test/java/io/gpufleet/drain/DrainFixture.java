@@ -82,7 +82,11 @@ final class DrainFixture implements AutoCloseable {
   FleetEvent health(String id, Instant start, String... instances) {
     var entities = new StringBuilder();
     for (String i : instances) {
-      entities.append(entities.isEmpty() ? "" : ",").append("{\"entityValue\":\"").append(i).append("\"}");
+      entities
+          .append(entities.isEmpty() ? "" : ",")
+          .append("{\"entityValue\":\"")
+          .append(i)
+          .append("\"}");
     }
     return decode(
         """
@@ -107,7 +111,8 @@ final class DrainFixture implements AutoCloseable {
   /** A node with {@code pods} ReplicaSet pods (no PDB) plus one DaemonSet pod. */
   void nodeWithPods(String node, String instance, int pods) {
     cluster.create(
-        SimCluster.gpuNode(node, instance, "us-east-1a", "g6e.12xlarge", "spot", "gpu-inference", null, 4));
+        SimCluster.gpuNode(
+            node, instance, "us-east-1a", "g6e.12xlarge", "spot", "gpu-inference", null, 4));
     for (int i = 0; i < pods; i++) {
       cluster.create(
           SimCluster.runningPod(
@@ -115,7 +120,14 @@ final class DrainFixture implements AutoCloseable {
     }
     cluster.create(
         SimCluster.runningPod(
-            "kube-system", node + "-dcgm", node, "DaemonSet", "dcgm-exporter", Map.of("app", "dcgm"), 30, 0));
+            "kube-system",
+            node + "-dcgm",
+            node,
+            "DaemonSet",
+            "dcgm-exporter",
+            Map.of("app", "dcgm"),
+            30,
+            0));
   }
 
   long evictionRequests() {

@@ -29,7 +29,9 @@ class DrainServiceTest {
     assertThat(o.status()).isEqualTo(Status.DRAINED);
     assertThat(o.node()).isEqualTo("gpu-a");
     assertThat(o.podsEvicted()).hasSize(12);
-    assertThat(o.podsSkipped()).extracting(PodReport::pod).containsExactly("kube-system/gpu-a-dcgm");
+    assertThat(o.podsSkipped())
+        .extracting(PodReport::pod)
+        .containsExactly("kube-system/gpu-a-dcgm");
     assertThat(o.deadlineMet()).isTrue();
     var node = f.cluster.node("gpu-a").orElseThrow();
     assertThat(node.getSpec().getUnschedulable()).isTrue();
@@ -141,11 +143,20 @@ class DrainServiceTest {
   void shouldRetryABlockedEvictionUntilAReplacementIsReady() {
     f.cluster.enableReplacements(java.time.Duration.ofSeconds(5));
     f.cluster.create(
-        SimCluster.gpuNode("gpu-b", "i-0bbbbbbbbbbbbbbb2", "us-east-1a", "g5.xlarge", "on-demand", null, "ng-1", 1));
+        SimCluster.gpuNode(
+            "gpu-b",
+            "i-0bbbbbbbbbbbbbbb2",
+            "us-east-1a",
+            "g5.xlarge",
+            "on-demand",
+            null,
+            "ng-1",
+            1));
     f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 0);
     for (int i = 0; i < 2; i++) {
       f.cluster.create(
-          SimCluster.runningPod("inf", "api-" + i, "gpu-a", "ReplicaSet", "api", Map.of("app", "api"), 30, 1));
+          SimCluster.runningPod(
+              "inf", "api-" + i, "gpu-a", "ReplicaSet", "api", Map.of("app", "api"), 30, 1));
     }
     f.cluster.create(SimCluster.pdb("inf", "api-pdb", Map.of("app", "api"), null, "1", 2));
 
@@ -161,7 +172,8 @@ class DrainServiceTest {
   void shouldReportAPodUnderTwoPdbsAsAConfigurationError() {
     f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 0);
     f.cluster.create(
-        SimCluster.runningPod("inf", "api-0", "gpu-a", "ReplicaSet", "api", Map.of("app", "api"), 30, 1));
+        SimCluster.runningPod(
+            "inf", "api-0", "gpu-a", "ReplicaSet", "api", Map.of("app", "api"), 30, 1));
     f.cluster.create(SimCluster.pdb("inf", "pdb-a", Map.of("app", "api"), null, "1", 3));
     f.cluster.create(SimCluster.pdb("inf", "pdb-b", Map.of("app", "api"), "1", null, 3));
 
@@ -195,7 +207,10 @@ class DrainServiceTest {
     f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 1);
 
     var spot = f.service.handle(f.spot("e-1", "i-0ccccccccccccccc3"), f.hardStop()).get(0);
-    var gone = f.service.handle(f.stateChange("e-2", "i-0ccccccccccccccc3", "terminated"), f.hardStop()).get(0);
+    var gone =
+        f.service
+            .handle(f.stateChange("e-2", "i-0ccccccccccccccc3", "terminated"), f.hardStop())
+            .get(0);
 
     assertThat(spot.status()).isEqualTo(Status.NOT_IN_CLUSTER);
     assertThat(gone.status()).isEqualTo(Status.NODE_GONE);
@@ -211,7 +226,11 @@ class DrainServiceTest {
     var hardStop = f.hardStop();
     var outcomes =
         f.service.handle(
-            f.health("h-1", f.time.now().plus(java.time.Duration.ofDays(7)), "i-0aaaaaaaaaaaaaaa1", "i-0bbbbbbbbbbbbbbb2"),
+            f.health(
+                "h-1",
+                f.time.now().plus(java.time.Duration.ofDays(7)),
+                "i-0aaaaaaaaaaaaaaa1",
+                "i-0bbbbbbbbbbbbbbb2"),
             hardStop);
 
     assertThat(outcomes).extracting(DrainOutcome::node).containsExactlyInAnyOrder("gpu-a", "gpu-b");
@@ -224,7 +243,8 @@ class DrainServiceTest {
   void shouldCapAGracePeriodLongerThanTheTimeLeft() {
     f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 0);
     f.cluster.create(
-        SimCluster.runningPod("train", "ckpt-0", "gpu-a", "ReplicaSet", "ckpt", Map.of("app", "ckpt"), 300, 8));
+        SimCluster.runningPod(
+            "train", "ckpt-0", "gpu-a", "ReplicaSet", "ckpt", Map.of("app", "ckpt"), 300, 8));
 
     var o = f.service.handle(f.spot("e-1", "i-0aaaaaaaaaaaaaaa1"), f.hardStop()).get(0);
 
@@ -243,7 +263,15 @@ class DrainServiceTest {
     f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 4);
     var critical =
         new io.fabric8.kubernetes.api.model.PodBuilder(
-                SimCluster.runningPod("kube-system", "coredns-x", "gpu-a", "ReplicaSet", "coredns", Map.of("k8s-app", "dns"), 30, 0))
+                SimCluster.runningPod(
+                    "kube-system",
+                    "coredns-x",
+                    "gpu-a",
+                    "ReplicaSet",
+                    "coredns",
+                    Map.of("k8s-app", "dns"),
+                    30,
+                    0))
             .editSpec()
             .withPriorityClassName("system-cluster-critical")
             .endSpec()
@@ -252,7 +280,8 @@ class DrainServiceTest {
 
     f.service.handle(f.spot("e-1", "i-0aaaaaaaaaaaaaaa1"), f.hardStop());
 
-    var evictions = f.cluster.requests().stream().filter(r -> r.path().contains("/eviction")).toList();
+    var evictions =
+        f.cluster.requests().stream().filter(r -> r.path().contains("/eviction")).toList();
     assertThat(evictions).hasSize(5);
     assertThat(evictions.get(4).path()).contains("coredns-x");
   }
@@ -260,9 +289,13 @@ class DrainServiceTest {
   @Test
   void shouldForceDeleteWhatIsLeftAtTheDeadlineWhenEnabled() {
     var s = DrainSettings.defaults("sim-cluster");
-    f.use(new DrainSettings(s.clusterName(), s.actions(), s.deadlineMargin(), true, true, s.taintKey(), true, 64));
+    f.use(
+        new DrainSettings(
+            s.clusterName(), s.actions(), s.deadlineMargin(), true, true, s.taintKey(), true, 64));
     f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 1);
-    f.cluster.create(SimCluster.runningPod("train", "llm-0", "gpu-a", "StatefulSet", "llm", Map.of("app", "llm"), 30, 8));
+    f.cluster.create(
+        SimCluster.runningPod(
+            "train", "llm-0", "gpu-a", "StatefulSet", "llm", Map.of("app", "llm"), 30, 8));
     f.cluster.create(SimCluster.pdb("train", "llm-pdb", Map.of("app", "llm"), "1", null, 1));
 
     var o = f.service.handle(f.spot("e-1", "i-0aaaaaaaaaaaaaaa1"), f.hardStop()).get(0);

@@ -16,6 +16,7 @@ public final class SnsNotifier implements Notifier {
   @Override
   public void notify(String subject, String message) {
     String cut = subject.length() > 100 ? subject.substring(0, 99) + "…" : subject;
-    sns.publish(r -> r.topicArn(topicArn).subject(cut.replaceAll("[\\r\\n]", " ")).message(message));
+    sns.publish(
+        r -> r.topicArn(topicArn).subject(cut.replaceAll("[\\r\\n]", " ")).message(message));
   }
 }

@@ -36,6 +36,7 @@ import java.util.function.Supplier;
 /** {@link ClusterPort} over fabric8. Node lookups are cached by instance id and re-verified. */
 public final class FabricClusterGateway implements ClusterPort {
   static final int PAGE = 500;
+
   /** Requests in flight at once across all drains of this container (bounds connections). */
   public static final int DEFAULT_MAX_IN_FLIGHT = 256;
 
@@ -67,7 +68,9 @@ public final class FabricClusterGateway implements ClusterPort {
     String cached = nodeNameByInstance.get(instanceId);
     if (cached != null) {
       var node = getNode(cached);
-      if (node.isPresent() && node.get().providerId() != null && node.get().providerId().endsWith(suffix)) {
+      if (node.isPresent()
+          && node.get().providerId() != null
+          && node.get().providerId().endsWith(suffix)) {
         return node;
       }
       nodeNameByInstance.remove(instanceId);
@@ -77,11 +80,21 @@ public final class FabricClusterGateway implements ClusterPort {
     do {
       String token = continueToken;
       NodeList page =
-          read("list nodes", () -> client.nodes().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit((long) PAGE).withContinue(token).build()));
+          read(
+              "list nodes",
+              () ->
+                  client
+                      .nodes()
+                      .list(
+                          new io.fabric8.kubernetes.api.model.ListOptionsBuilder()
+                              .withLimit((long) PAGE)
+                              .withContinue(token)
+                              .build()));
       for (Node n : page.getItems()) {
         String pid = n.getSpec() == null ? null : n.getSpec().getProviderID();
         if (pid != null) {
-          nodeNameByInstance.put(pid.substring(pid.lastIndexOf('/') + 1), n.getMetadata().getName());
+          nodeNameByInstance.put(
+              pid.substring(pid.lastIndexOf('/') + 1), n.getMetadata().getName());
           if (pid.endsWith(suffix)) {
             match = toNode(n);
           }
@@ -157,7 +170,9 @@ public final class FabricClusterGateway implements ClusterPort {
   @Override
   public List<PodInfo> podsOnNode(String nodeName) {
     var list =
-        read("list pods on " + nodeName, () -> client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list());
+        read(
+            "list pods on " + nodeName,
+            () -> client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list());
     return list.getItems().stream().map(FabricClusterGateway::toPod).toList();
   }
 
@@ -177,13 +192,18 @@ public final class FabricClusterGateway implements ClusterPort {
             .build();
     try {
       boolean accepted =
-          limited(() -> client.pods().inNamespace(pod.namespace()).withName(pod.name()).evict(eviction));
+          limited(
+              () ->
+                  client.pods().inNamespace(pod.namespace()).withName(pod.name()).evict(eviction));
       return accepted
           ? new EvictionResult.Evicted()
           : new EvictionResult.Blocked("the PodDisruptionBudget allows no disruption now");
     } catch (KubernetesClientException e) {
       int code = e.getCode();
-      String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : String.valueOf(e.getMessage());
+      String message =
+          e.getStatus() != null && e.getStatus().getMessage() != null
+              ? e.getStatus().getMessage()
+              : String.valueOf(e.getMessage());
       if (code == 404) {
         return new EvictionResult.Gone();
       }
@@ -199,7 +219,8 @@ public final class FabricClusterGateway implements ClusterPort {
       }
       if (code <= 0) {
         // no HTTP answer: transport failure (connection reset, timeout, stream refused)
-        return new EvictionResult.Failed(code, "no answer from the API server: " + rootCause(e), true);
+        return new EvictionResult.Failed(
+            code, "no answer from the API server: " + rootCause(e), true);
       }
       return new EvictionResult.Failed(code, message, code >= 500 || code == 409);
     }
@@ -208,7 +229,13 @@ public final class FabricClusterGateway implements ClusterPort {
   @Override
   public boolean forceDelete(PodInfo pod) {
     try {
-      var deleted = client.pods().inNamespace(pod.namespace()).withName(pod.name()).withGracePeriod(0).delete();
+      var deleted =
+          client
+              .pods()
+              .inNamespace(pod.namespace())
+              .withName(pod.name())
+              .withGracePeriod(0)
+              .delete();
       return !deleted.isEmpty();
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
@@ -228,8 +255,8 @@ public final class FabricClusterGateway implements ClusterPort {
               pod.namespace(),
               ns ->
                   read(
-                      "list PodDisruptionBudgets in " + ns,
-                      () -> client.policy().v1().podDisruptionBudget().inNamespace(ns).list())
+                          "list PodDisruptionBudgets in " + ns,
+                          () -> client.policy().v1().podDisruptionBudget().inNamespace(ns).list())
                       .getItems());
       var matching =
           pdbs.stream()
@@ -267,7 +294,12 @@ public final class FabricClusterGateway implements ClusterPort {
             .withName(nodeName + "." + UUID.randomUUID().toString().substring(0, 8))
             .withNamespace("default")
             .endMetadata()
-            .withInvolvedObject(new ObjectReferenceBuilder().withKind("Node").withName(nodeName).withApiVersion("v1").build())
+            .withInvolvedObject(
+                new ObjectReferenceBuilder()
+                    .withKind("Node")
+                    .withName(nodeName)
+                    .withApiVersion("v1")
+                    .build())
             .withType(warning ? "Warning" : "Normal")
             .withReason(reason)
             .withMessage(message.length() > 1000 ? message.substring(0, 1000) : message)
@@ -307,11 +339,17 @@ public final class FabricClusterGateway implements ClusterPort {
 
   static PodInfo toPod(Pod p) {
     var meta = p.getMetadata();
-    List<OwnerReference> owners = meta.getOwnerReferences() == null ? List.of() : meta.getOwnerReferences();
+    List<OwnerReference> owners =
+        meta.getOwnerReferences() == null ? List.of() : meta.getOwnerReferences();
     String ownerKind =
-        owners.stream().filter(o -> Boolean.TRUE.equals(o.getController())).map(OwnerReference::getKind).findFirst()
+        owners.stream()
+            .filter(o -> Boolean.TRUE.equals(o.getController()))
+            .map(OwnerReference::getKind)
+            .findFirst()
             .orElse(owners.isEmpty() ? null : owners.get(0).getKind());
-    boolean mirror = meta.getAnnotations() != null && meta.getAnnotations().containsKey("kubernetes.io/config.mirror");
+    boolean mirror =
+        meta.getAnnotations() != null
+            && meta.getAnnotations().containsKey("kubernetes.io/config.mirror");
     var spec = p.getSpec();
     return new PodInfo(
         meta.getNamespace(),

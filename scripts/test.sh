@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The project's one test command (run it as ./gpufleet test): installs the Python test tools into
+# .venv when missing, then runs every tier: unit, adapter (moto server), handler, simulate, the
+# Spotless format check (mvn verify) and the template tier (cfn-lint, sam validate, sam build).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+REQ="$ROOT/scripts/requirements-test.txt"
+cd "$ROOT"
+
+if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/sam" ] || [ ! -x "$VENV/bin/cfn-lint" ] \
+   || ! cmp -s "$REQ" "$VENV/.requirements-installed" 2>/dev/null; then
+  echo "== installing test tools into .venv (moto server, cfn-lint, aws-sam-cli)"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$REQ"
+  cp "$REQ" "$VENV/.requirements-installed"
+fi
+export MOTO_SERVER="$VENV/bin/moto_server"
+
+echo "== java: $JAVA_HOME"
+echo "== maven: unit, adapter, handler and simulate tests; Spotless check"
+mvn -B -ntp verify "$@"
+
+echo "== template tier"
+VENV="$VENV" "$ROOT/deploy/check-template.sh"
+echo "== all test tiers passed"
