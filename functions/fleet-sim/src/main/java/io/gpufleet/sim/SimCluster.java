@@ -51,7 +51,8 @@ public final class SimCluster implements AutoCloseable {
     this.time = time;
     this.dispatcher = new SimDispatcher(this);
     this.server =
-        new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -137,7 +138,8 @@ public final class SimCluster implements AutoCloseable {
     String path = collectionPath(resource);
     var response = dispatcher.internal(HttpMethod.POST, path, Serialization.asJson(resource));
     if (response.code() >= 300) {
-      throw new IllegalStateException("seeding " + path + " failed: " + response.getBody().readUtf8());
+      throw new IllegalStateException(
+          "seeding " + path + " failed: " + response.getBody().readUtf8());
     }
     @SuppressWarnings("unchecked")
     T created = (T) Serialization.unmarshal(response.getBody().readUtf8(), resource.getClass());
@@ -194,9 +196,14 @@ public final class SimCluster implements AutoCloseable {
           case "PodDisruptionBudget" -> "poddisruptionbudgets";
           default -> r.getKind().toLowerCase(java.util.Locale.ROOT) + "s";
         };
-    String api = r.getApiVersion().contains("/") ? "/apis/" + r.getApiVersion() : "/api/" + r.getApiVersion();
+    String api =
+        r.getApiVersion().contains("/")
+            ? "/apis/" + r.getApiVersion()
+            : "/api/" + r.getApiVersion();
     String ns = r.getMetadata().getNamespace();
-    return ns == null || r instanceof Node ? api + "/" + plural : api + "/namespaces/" + ns + "/" + plural;
+    return ns == null || r instanceof Node
+        ? api + "/" + plural
+        : api + "/namespaces/" + ns + "/" + plural;
   }
 
   // ---- the behaviour of kubelet and controllers, in simulated time ----
@@ -215,13 +222,16 @@ public final class SimCluster implements AutoCloseable {
     String owner = controllerKind(pod);
     if (delay != null && ("ReplicaSet".equals(owner) || "StatefulSet".equals(owner))) {
       scheduler.schedule(
-          () -> startReplacement(pod, owner), time.toReal(delay.plus(takes)).toNanos(), TimeUnit.NANOSECONDS);
+          () -> startReplacement(pod, owner),
+          time.toReal(delay.plus(takes)).toNanos(),
+          TimeUnit.NANOSECONDS);
     }
   }
 
   private void remove(Pod pod) {
     var m = pod.getMetadata();
-    dispatcher.internal(HttpMethod.DELETE, "/api/v1/namespaces/" + m.getNamespace() + "/pods/" + m.getName(), null);
+    dispatcher.internal(
+        HttpMethod.DELETE, "/api/v1/namespaces/" + m.getNamespace() + "/pods/" + m.getName(), null);
   }
 
   private static String controllerKind(Pod pod) {
@@ -234,8 +244,14 @@ public final class SimCluster implements AutoCloseable {
     var target =
         nodes().stream()
             .filter(n -> !n.getMetadata().getName().equals(oldNode))
-            .filter(n -> n.getSpec() == null || !Boolean.TRUE.equals(n.getSpec().getUnschedulable()))
-            .filter(n -> n.getSpec() == null || n.getSpec().getTaints() == null || n.getSpec().getTaints().stream().noneMatch(t -> "NoSchedule".equals(t.getEffect())))
+            .filter(
+                n -> n.getSpec() == null || !Boolean.TRUE.equals(n.getSpec().getUnschedulable()))
+            .filter(
+                n ->
+                    n.getSpec() == null
+                        || n.getSpec().getTaints() == null
+                        || n.getSpec().getTaints().stream()
+                            .noneMatch(t -> "NoSchedule".equals(t.getEffect())))
             .findFirst();
     if (target.isEmpty()) {
       return;
@@ -295,7 +311,8 @@ public final class SimCluster implements AutoCloseable {
     }
     if (nodeGroup != null) {
       labels.put("eks.amazonaws.com/nodegroup", nodeGroup);
-      labels.put("eks.amazonaws.com/capacityType", "spot".equals(capacityType) ? "SPOT" : "ON_DEMAND");
+      labels.put(
+          "eks.amazonaws.com/capacityType", "spot".equals(capacityType) ? "SPOT" : "ON_DEMAND");
     }
     return new NodeBuilder()
         .withNewMetadata()
@@ -414,7 +431,9 @@ public final class SimCluster implements AutoCloseable {
 
   /** Keeps a PDB's status in step with the pods, as the disruption controller would. */
   public void refreshPdbStatus(String namespace, String name) {
-    get("/apis/policy/v1/namespaces/" + namespace + "/poddisruptionbudgets/" + name, PodDisruptionBudget.class)
+    get(
+            "/apis/policy/v1/namespaces/" + namespace + "/poddisruptionbudgets/" + name,
+            PodDisruptionBudget.class)
         .ifPresent(
             pdb -> {
               var b = dispatcher.budget(pdb);

@@ -114,16 +114,21 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     return super.dispatch(request);
   }
 
-  /** GET pods?fieldSelector=spec.nodeName=X: filtered here, the CRUD mock does not know the field. */
+  /**
+   * GET pods?fieldSelector=spec.nodeName=X: filtered here, the CRUD mock does not know the field.
+   */
   private MockResponse podsByField(String namespace, String query) {
     String selector = null;
     for (String param : query.split("&")) {
       if (param.startsWith("fieldSelector=")) {
-        selector = URLDecoder.decode(param.substring("fieldSelector=".length()), StandardCharsets.UTF_8);
+        selector =
+            URLDecoder.decode(param.substring("fieldSelector=".length()), StandardCharsets.UTF_8);
       }
     }
     String base = namespace == null ? "/api/v1/pods" : "/api/v1/namespaces/" + namespace + "/pods";
-    PodList all = Serialization.unmarshal(internal(HttpMethod.GET, base, null).getBody().readUtf8(), PodList.class);
+    PodList all =
+        Serialization.unmarshal(
+            internal(HttpMethod.GET, base, null).getBody().readUtf8(), PodList.class);
     List<Pod> items = all.getItems();
     for (String term : selector.split(",")) {
       String[] kv = term.split("!?=", 2);
@@ -136,10 +141,12 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
                   p -> {
                     String actual =
                         switch (key) {
-                          case "spec.nodeName" -> p.getSpec() == null ? null : p.getSpec().getNodeName();
+                          case "spec.nodeName" ->
+                              p.getSpec() == null ? null : p.getSpec().getNodeName();
                           case "metadata.name" -> p.getMetadata().getName();
                           case "metadata.namespace" -> p.getMetadata().getNamespace();
-                          case "status.phase" -> p.getStatus() == null ? null : p.getStatus().getPhase();
+                          case "status.phase" ->
+                              p.getStatus() == null ? null : p.getStatus().getPhase();
                           default -> null;
                         };
                     return negate != value.equals(actual);
@@ -160,7 +167,8 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
       }
       Pod pod = Serialization.unmarshal(got.getBody().readUtf8(), Pod.class);
       JsonNode eviction = Json.MAPPER.readTree(body == null || body.isEmpty() ? "{}" : body);
-      String wantedUid = eviction.path("deleteOptions").path("preconditions").path("uid").asText(null);
+      String wantedUid =
+          eviction.path("deleteOptions").path("preconditions").path("uid").asText(null);
       if (wantedUid != null && !wantedUid.equals(pod.getMetadata().getUid())) {
         return status(
             409,
@@ -215,7 +223,10 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     evictionLock.lock();
     try {
       String podPath =
-          "/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/pods/" + pod.getMetadata().getName();
+          "/api/v1/namespaces/"
+              + pod.getMetadata().getNamespace()
+              + "/pods/"
+              + pod.getMetadata().getName();
       ObjectNode patch = Json.MAPPER.createObjectNode();
       patch
           .putObject("metadata")
@@ -237,12 +248,16 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     String ns = pod.getMetadata().getNamespace();
     var list =
         Serialization.unmarshal(
-            internal(HttpMethod.GET, "/apis/policy/v1/namespaces/" + ns + "/poddisruptionbudgets", null)
+            internal(
+                    HttpMethod.GET,
+                    "/apis/policy/v1/namespaces/" + ns + "/poddisruptionbudgets",
+                    null)
                 .getBody()
                 .readUtf8(),
             PodDisruptionBudgetList.class);
     return list.getItems().stream()
-        .filter(p -> LabelSelectors.matches(p.getSpec().getSelector(), pod.getMetadata().getLabels()))
+        .filter(
+            p -> LabelSelectors.matches(p.getSpec().getSelector(), pod.getMetadata().getLabels()))
         .toList();
   }
 
@@ -251,15 +266,22 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     String ns = pdb.getMetadata().getNamespace();
     var pods =
         Serialization.unmarshal(
-                internal(HttpMethod.GET, "/api/v1/namespaces/" + ns + "/pods", null).getBody().readUtf8(),
+                internal(HttpMethod.GET, "/api/v1/namespaces/" + ns + "/pods", null)
+                    .getBody()
+                    .readUtf8(),
                 PodList.class)
             .getItems()
             .stream()
-            .filter(p -> LabelSelectors.matches(pdb.getSpec().getSelector(), p.getMetadata().getLabels()))
+            .filter(
+                p ->
+                    LabelSelectors.matches(
+                        pdb.getSpec().getSelector(), p.getMetadata().getLabels()))
             .toList();
     int healthy = (int) pods.stream().filter(SimDispatcher::healthy).count();
     int expected =
-        pdb.getStatus() != null && pdb.getStatus().getExpectedPods() != null && pdb.getStatus().getExpectedPods() > 0
+        pdb.getStatus() != null
+                && pdb.getStatus().getExpectedPods() != null
+                && pdb.getStatus().getExpectedPods() > 0
             ? pdb.getStatus().getExpectedPods()
             : pods.size();
     int desired;
@@ -297,7 +319,8 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
   }
 
   MockResponse internal(HttpMethod method, String path, String body) {
-    var headers = Headers.builder().add("Content-Type", contentType(method)).add(ADMIN_HEADER, "1").build();
+    var headers =
+        Headers.builder().add("Content-Type", contentType(method)).add(ADMIN_HEADER, "1").build();
     var buffer = body == null ? new Buffer() : new Buffer(body.getBytes(StandardCharsets.UTF_8));
     return super.dispatch(new RecordedRequest("HTTP/1.1", method, path, headers, buffer));
   }
@@ -309,19 +332,27 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
   private static MockResponse evicted() {
     return new MockResponse()
         .setResponseCode(201)
-        .setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}");
+        .setBody(
+            "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}");
   }
 
   static MockResponse status(int code, String reason, String message) {
     var body =
         Map.of(
-            "kind", "Status",
-            "apiVersion", "v1",
-            "metadata", Map.of(),
-            "status", "Failure",
-            "message", message,
-            "reason", reason,
-            "code", code);
+            "kind",
+            "Status",
+            "apiVersion",
+            "v1",
+            "metadata",
+            Map.of(),
+            "status",
+            "Failure",
+            "message",
+            message,
+            "reason",
+            reason,
+            "code",
+            code);
     return new MockResponse().setResponseCode(code).setBody(Json.write(body));
   }
 }

@@ -35,7 +35,9 @@ public final class AwsClients {
             .build();
   }
 
-  /** Region from AWS_REGION; Lambda credentials from its environment, elsewhere the default chain. */
+  /**
+   * Region from AWS_REGION; Lambda credentials from its environment, elsewhere the default chain.
+   */
   public static AwsClients fromEnvironment() {
     String regionName = System.getenv("AWS_REGION");
     if (regionName == null || regionName.isBlank()) {

@@ -29,8 +29,7 @@ public final class Settings {
   }
 
   public String required(String name) {
-    return optional(name)
-        .orElseThrow(() -> new ConfigException(name + " is required but not set"));
+    return optional(name).orElseThrow(() -> new ConfigException(name + " is required but not set"));
   }
 
   public boolean bool(String name, boolean fallback) {

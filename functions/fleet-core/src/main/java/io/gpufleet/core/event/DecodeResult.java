@@ -4,8 +4,6 @@ package io.gpufleet.core.event;
 public sealed interface DecodeResult {
   record Decoded(FleetEvent event) implements DecodeResult {}
 
-  /**
-   * A payload that cannot be understood. {@code eventId} is set when the envelope was readable.
-   */
+  /** A payload that cannot be understood. {@code eventId} is set when the envelope was readable. */
   record Rejected(String reason, String eventId) implements DecodeResult {}
 }

@@ -108,7 +108,8 @@ public final class EventDecoder {
   }
 
   public DecodeResult decodeString(String payload) {
-    return decode(payload == null ? null : payload.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return decode(
+        payload == null ? null : payload.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   private static EventMeta meta(JsonNode root) throws InvalidEvent {
@@ -240,7 +241,8 @@ public final class EventDecoder {
   }
 
   private static String firstLine(Exception e) {
-    String message = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+    String message =
+        e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
     return message == null ? e.getClass().getSimpleName() : message.lines().findFirst().orElse("");
   }
 }

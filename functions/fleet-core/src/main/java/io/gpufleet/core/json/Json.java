@@ -7,7 +7,10 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.UncheckedIOException;
 
-/** The one configured Jackson mapper (JSON) (YAML lives in {@link Yaml}, which not every function ships). */
+/**
+ * The one configured Jackson mapper (JSON) (YAML lives in {@link Yaml}, which not every function
+ * ships).
+ */
 public final class Json {
   public static final ObjectMapper MAPPER =
       JsonMapper.builder()

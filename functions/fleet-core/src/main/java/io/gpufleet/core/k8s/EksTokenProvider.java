@@ -18,8 +18,8 @@ import software.amazon.awssdk.regions.Region;
 /**
  * The EKS bearer token: "k8s-aws-v1." + base64url(presigned STS GetCallerIdentity URL), signed with
  * the SDK's SigV4 signer with {@code x-k8s-aws-id} among the signed headers. A token is valid for
- * 15 minutes; this provider hands out a fresh one once the cached one is {@link #REFRESH_AFTER} old,
- * well before EKS would reject it. Nothing is computed at construction (safe for SnapStart).
+ * 15 minutes; this provider hands out a fresh one once the cached one is {@link #REFRESH_AFTER}
+ * old, well before EKS would reject it. Nothing is computed at construction (safe for SnapStart).
  */
 public final class EksTokenProvider implements Supplier<String> {
   public static final Duration REFRESH_AFTER = Duration.ofMinutes(10);
@@ -53,7 +53,8 @@ public final class EksTokenProvider implements Supplier<String> {
   }
 
   private String sign(Instant now) {
-    String host = "sts." + region.id() + ".amazonaws.com" + (region.id().startsWith("cn-") ? ".cn" : "");
+    String host =
+        "sts." + region.id() + ".amazonaws.com" + (region.id().startsWith("cn-") ? ".cn" : "");
     SdkHttpRequest request =
         SdkHttpRequest.builder()
             .method(SdkHttpMethod.GET)
@@ -73,7 +74,8 @@ public final class EksTokenProvider implements Supplier<String> {
                         AwsV4FamilyHttpSigner.AUTH_LOCATION,
                         AwsV4FamilyHttpSigner.AuthLocation.QUERY_STRING)
                     .putProperty(AwsV4FamilyHttpSigner.EXPIRATION_DURATION, Duration.ofSeconds(60))
-                    .putProperty(HttpSigner.SIGNING_CLOCK, Clock.fixed(now, java.time.ZoneOffset.UTC)));
+                    .putProperty(
+                        HttpSigner.SIGNING_CLOCK, Clock.fixed(now, java.time.ZoneOffset.UTC)));
     String url = signed.request().getUri().toString();
     return PREFIX
         + Base64.getUrlEncoder()

@@ -33,7 +33,8 @@ public final class KubeClients {
           "EKS cluster " + clusterName + " has no API endpoint (status " + cluster.status() + ")");
     }
     var token = new EksTokenProvider(clusterName, region, credentials, clock);
-    String ca = cluster.certificateAuthority() == null ? null : cluster.certificateAuthority().data();
+    String ca =
+        cluster.certificateAuthority() == null ? null : cluster.certificateAuthority().data();
     return forUrl(cluster.endpoint(), Optional.ofNullable(ca), token);
   }
 

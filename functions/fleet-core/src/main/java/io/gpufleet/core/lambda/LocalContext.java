@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 
 /**
- * A Lambda {@link Context} for running a handler outside Lambda (CLI, simulate, local invoke),
- * with a fixed time budget.
+ * A Lambda {@link Context} for running a handler outside Lambda (CLI, simulate, local invoke), with
+ * a fixed time budget.
  */
 public final class LocalContext implements Context {
   private final String functionName;

@@ -4,7 +4,10 @@ import software.amazon.lambda.powertools.metrics.Metrics;
 import software.amazon.lambda.powertools.metrics.MetricsFactory;
 import software.amazon.lambda.powertools.metrics.model.MetricUnit;
 
-/** CloudWatch embedded metric format through Powertools (namespace from POWERTOOLS_METRICS_NAMESPACE). */
+/**
+ * CloudWatch embedded metric format through Powertools (namespace from
+ * POWERTOOLS_METRICS_NAMESPACE).
+ */
 public final class PowertoolsMetricsSink implements MetricsSink {
   private final Metrics metrics = MetricsFactory.getMetricsInstance();
 
