@@ -80,13 +80,17 @@ public final class Settings {
       throw new ConfigException(
           name + "='" + text + "' is not a duration (examples: 15, 15s, 2m, 500ms)");
     }
-    long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? "s" : m.group(2);
-    return switch (unit) {
-      case "ms" -> Duration.ofMillis(n);
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      default -> Duration.ofSeconds(n);
-    };
+    try {
+      long n = Long.parseLong(m.group(1));
+      return switch (unit) {
+        case "ms" -> Duration.ofMillis(n);
+        case "m" -> Duration.ofMinutes(n);
+        case "h" -> Duration.ofHours(n);
+        default -> Duration.ofSeconds(n);
+      };
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new ConfigException(name + "='" + text + "' is too large to be a duration");
+    }
   }
 }

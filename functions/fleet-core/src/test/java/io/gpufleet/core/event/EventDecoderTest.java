@@ -1,0 +1,590 @@
+package io.gpufleet.core.event;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+import io.gpufleet.core.event.DecodeResult.Decoded;
+import io.gpufleet.core.event.DecodeResult.Rejected;
+import io.gpufleet.core.event.FleetEvent.HealthScheduledChange;
+import io.gpufleet.core.event.FleetEvent.InstanceStateChange;
+import io.gpufleet.core.event.FleetEvent.RebalanceRecommendation;
+import io.gpufleet.core.event.FleetEvent.SpotInterruption;
+import io.gpufleet.core.event.FleetEvent.Unsupported;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class EventDecoderTest {
+  private static final String INSTANCE = "i-0abcd1234ef567890";
+  private static final Instant EVENT_TIME = Instant.parse("2023-04-05T11:58:00Z");
+
+  private final EventDecoder decoder = new EventDecoder();
+
+  /** A real-shaped EventBridge envelope around {@code detail} (raw JSON). */
+  private static String envelope(String source, String detailType, String detail) {
+    return envelope(
+        source,
+        detailType,
+        detail,
+        "[\"arn:aws:ec2:us-west-2:123456789012:instance/" + INSTANCE + "\"]");
+  }
+
+  private static String envelope(
+      String source, String detailType, String detail, String resourcesJson) {
+    return """
+        {
+          "version": "0",
+          "id": "7bf73129-1428-4cd3-a780-95db273d1602",
+          "detail-type": "%s",
+          "source": "%s",
+          "account": "123456789012",
+          "time": "2023-04-05T11:58:00Z",
+          "region": "us-west-2",
+          "resources": %s,
+          "detail": %s
+        }
+        """
+        .formatted(detailType, source, resourcesJson, detail);
+  }
+
+  private static String spot(String detail) {
+    return envelope("aws.ec2", EventDecoder.SPOT_WARNING, detail);
+  }
+
+  private static String stateChange(String detail) {
+    return envelope("aws.ec2", EventDecoder.STATE_CHANGE, detail);
+  }
+
+  private static String health(String detail) {
+    return envelope("aws.health", EventDecoder.HEALTH, detail, "[]");
+  }
+
+  private static String healthDetail(String startTime) {
+    return """
+        {
+          "eventArn": "arn:aws:health:us-west-2::event/EC2/AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED/AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED_1",
+          "service": "EC2",
+          "eventTypeCode": "AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED",
+          "eventTypeCategory": "scheduledChange",
+          "startTime": "%s",
+          "endTime": "Wed, 05 Apr 2023 14:00:00 GMT",
+          "eventDescription": [{"language": "en_US", "latestDescription": "EC2 has detected degradation"}],
+          "affectedEntities": [
+            {"entityValue": "i-0aaaaaaaaaaaaaaa1", "tags": {}},
+            {"entityValue": "i-0bbbbbbbbbbbbbbb2", "tags": {"team": "ml"}}
+          ]
+        }
+        """
+        .formatted(startTime);
+  }
+
+  private FleetEvent decoded(String payload) {
+    var result = decoder.decodeString(payload);
+    assertThat(result).isInstanceOf(Decoded.class);
+    return ((Decoded) result).event();
+  }
+
+  @Nested
+  class ValidEvents {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"terminate", "stop", "hibernate"})
+    void shouldDecodeASpotInterruptionWarning(String action) {
+      // Given
+      var payload =
+          spot(
+              "{\"instance-id\": \"%s\", \"instance-action\": \"%s\"}".formatted(INSTANCE, action));
+
+      // When
+      var event = decoded(payload);
+
+      // Then
+      assertThat(event).isInstanceOf(SpotInterruption.class);
+      var spot = (SpotInterruption) event;
+      assertThat(spot.instanceId()).isEqualTo(INSTANCE);
+      assertThat(spot.instanceAction()).isEqualTo(action);
+      assertThat(spot.instanceIds()).containsExactly(INSTANCE);
+    }
+
+    @Test
+    void shouldCarryTheEnvelopeFieldsInTheMeta() {
+      // Given
+      var payload =
+          spot("{\"instance-id\": \"%s\", \"instance-action\": \"terminate\"}".formatted(INSTANCE));
+
+      // When
+      var meta = decoded(payload).meta();
+
+      // Then
+      assertThat(meta.id()).isEqualTo("7bf73129-1428-4cd3-a780-95db273d1602");
+      assertThat(meta.source()).isEqualTo("aws.ec2");
+      assertThat(meta.detailType()).isEqualTo(EventDecoder.SPOT_WARNING);
+      assertThat(meta.account()).isEqualTo("123456789012");
+      assertThat(meta.region()).isEqualTo("us-west-2");
+      assertThat(meta.time()).isEqualTo(EVENT_TIME);
+      assertThat(meta.resources())
+          .containsExactly("arn:aws:ec2:us-west-2:123456789012:instance/" + INSTANCE);
+    }
+
+    @Test
+    void shouldDecodeARebalanceRecommendation() {
+      // Given
+      var payload =
+          envelope(
+              "aws.ec2", EventDecoder.REBALANCE, "{\"instance-id\": \"%s\"}".formatted(INSTANCE));
+
+      // When
+      var event = decoded(payload);
+
+      // Then
+      assertThat(event).isEqualTo(new RebalanceRecommendation(event.meta(), INSTANCE));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"stopping", "stopped", "shutting-down", "terminated"})
+    void shouldDecodeAStateChangeThatMattersAsInstanceStateChange(String state) {
+      // Given
+      var payload =
+          stateChange("{\"instance-id\": \"%s\", \"state\": \"%s\"}".formatted(INSTANCE, state));
+
+      // When
+      var event = decoded(payload);
+
+      // Then
+      assertThat(event).isEqualTo(new InstanceStateChange(event.meta(), INSTANCE, state));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"running", "pending"})
+    void shouldDecodeAStateChangeThatNeedsNoActionAsUnsupported(String state) {
+      // Given
+      var payload =
+          stateChange("{\"instance-id\": \"%s\", \"state\": \"%s\"}".formatted(INSTANCE, state));
+
+      // When
+      var event = decoded(payload);
+
+      // Then
+      assertThat(event).isInstanceOf(Unsupported.class);
+      assertThat(((Unsupported) event).why()).contains(INSTANCE).contains(state);
+    }
+
+    @ParameterizedTest(name = "startTime {0}")
+    @CsvSource(
+        delimiter = '|',
+        value = {
+          "Wed, 05 Apr 2023 12:00:00 GMT | 2023-04-05T12:00:00Z",
+          "2023-04-05T12:00:00Z          | 2023-04-05T12:00:00Z",
+          "2023-04-05T12:00:00.000Z      | 2023-04-05T12:00:00Z",
+          "2023-04-05T14:00:00+02:00     | 2023-04-05T12:00:00Z",
+        })
+    void shouldDecodeAHealthScheduledChangeNamingEveryAffectedInstance(
+        String startTime, Instant expectedStart) {
+      // Given
+      var payload = health(healthDetail(startTime));
+
+      // When
+      var event = decoded(payload);
+
+      // Then
+      assertThat(event).isInstanceOf(HealthScheduledChange.class);
+      var change = (HealthScheduledChange) event;
+      assertThat(change.instanceIds())
+          .containsExactly("i-0aaaaaaaaaaaaaaa1", "i-0bbbbbbbbbbbbbbb2");
+      assertThat(change.startTime()).isEqualTo(expectedStart);
+      assertThat(change.endTime()).isEqualTo(Instant.parse("2023-04-05T14:00:00Z"));
+      assertThat(change.eventTypeCode()).isEqualTo("AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED");
+      assertThat(change.eventArn())
+          .isEqualTo(
+              "arn:aws:health:us-west-2::event/EC2/AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED/AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED_1");
+    }
+
+    @Test
+    void shouldTakeHealthInstancesFromResourcesTooWithoutDuplicates() {
+      // Given an entity and the same instance plus another one in resources
+      var detail =
+          """
+          {"eventArn": "arn:aws:health:us-west-2::event/EC2/X/1", "service": "EC2",
+           "eventTypeCode": "AWS_EC2_INSTANCE_STOP_SCHEDULED", "eventTypeCategory": "scheduledChange",
+           "startTime": "Wed, 05 Apr 2023 12:00:00 GMT",
+           "affectedEntities": [{"entityValue": "i-0aaaaaaaaaaaaaaa1"}]}
+          """;
+      var payload =
+          envelope(
+              "aws.health",
+              EventDecoder.HEALTH,
+              detail,
+              "[\"i-0aaaaaaaaaaaaaaa1\", \"arn:aws:ec2:us-west-2:123456789012:instance/i-0ccccccccccccccc3\"]");
+
+      // When
+      var change = (HealthScheduledChange) decoded(payload);
+
+      // Then
+      assertThat(change.instanceIds())
+          .containsExactly("i-0aaaaaaaaaaaaaaa1", "i-0ccccccccccccccc3");
+      assertThat(change.endTime()).isNull();
+    }
+
+    @ParameterizedTest(name = "service {0}, category {1}")
+    @CsvSource({"RDS, scheduledChange", "EC2, issue", "EC2, accountNotification"})
+    void shouldTreatHealthEventsOtherThanEc2ScheduledChangesAsUnsupported(
+        String service, String category) {
+      // Given
+      var detail =
+          """
+          {"eventArn": "arn:aws:health:us-west-2::event/X/Y/1", "service": "%s",
+           "eventTypeCode": "AWS_%s_OPERATIONAL_ISSUE", "eventTypeCategory": "%s",
+           "startTime": "Wed, 05 Apr 2023 12:00:00 GMT", "affectedEntities": []}
+          """
+              .formatted(service, service, category);
+
+      // When
+      var event = decoded(health(detail));
+
+      // Then
+      assertThat(event).isInstanceOf(Unsupported.class);
+      assertThat(((Unsupported) event).why()).contains(service).contains(category);
+    }
+
+    @ParameterizedTest(name = "{0} / {1}")
+    @CsvSource(
+        delimiter = '|',
+        value = {
+          "aws.cloudwatch | CloudWatch Alarm State Change",
+          "aws.ec2        | EC2 AMI State Change",
+          "custom.app     | EC2 Spot Instance Interruption Warning",
+          "aws.health     | EC2 Spot Instance Interruption Warning",
+        })
+    void shouldTreatAnUnknownSourceOrDetailTypeAsUnsupported(String source, String detailType) {
+      // Given
+      var payload = envelope(source, detailType, "{\"anything\": true}");
+
+      // When
+      var event = decoded(payload);
+
+      // Then
+      assertThat(event).isInstanceOf(Unsupported.class);
+      assertThat(((Unsupported) event).why()).contains(source).contains(detailType);
+      assertThat(event.meta().id()).isEqualTo("7bf73129-1428-4cd3-a780-95db273d1602");
+    }
+  }
+
+  @Nested
+  class MalformedPayloads {
+
+    static final String ID = "7bf73129-1428-4cd3-a780-95db273d1602";
+
+    /** name, payload, text the reason must contain (naming the offending field or problem). */
+    static Stream<Arguments> corpus() {
+      var spotOk = "{\"instance-id\": \"" + INSTANCE + "\", \"instance-action\": \"terminate\"}";
+      return Stream.of(
+          arguments("empty payload", "", "empty payload"),
+          arguments("null payload", null, "empty payload"),
+          arguments("plain text", "hello EventBridge", "not JSON"),
+          arguments(
+              "truncated JSON",
+              "{\"id\": \"abc\", \"source\": \"aws.ec2\", \"detail\": {",
+              "not JSON"),
+          arguments("unterminated string", "{\"id\": \"abc", "not JSON"),
+          arguments("single quotes", "{'id': 'abc'}", "not JSON"),
+          arguments(
+              "nesting deeper than Jackson allows",
+              "[".repeat(2_000) + "]".repeat(2_000),
+              "not JSON"),
+          arguments("JSON array", "[" + spot(spotOk) + "]", "not a JSON object"),
+          arguments("JSON number", "42", "not a JSON object"),
+          arguments(
+              "JSON string", "\"EC2 Spot Instance Interruption Warning\"", "not a JSON object"),
+          arguments("JSON null", "null", "not a JSON object"),
+          arguments("JSON boolean", "true", "not a JSON object"),
+          arguments(
+              "missing id", spot(spotOk).replace("\"id\": \"" + ID + "\",", ""), "'id' is missing"),
+          arguments("null id", spot(spotOk).replace("\"" + ID + "\"", "null"), "'id' is missing"),
+          arguments(
+              "numeric id",
+              spot(spotOk).replace("\"" + ID + "\"", "12345"),
+              "'id' must be a non-empty string"),
+          arguments(
+              "blank id",
+              spot(spotOk).replace("\"" + ID + "\"", "\"  \""),
+              "'id' must be a non-empty string"),
+          arguments(
+              "missing source",
+              spot(spotOk).replace("\"source\": \"aws.ec2\",", ""),
+              "'source' is missing"),
+          arguments(
+              "source is an array",
+              spot(spotOk).replace("\"source\": \"aws.ec2\"", "\"source\": [\"aws.ec2\"]"),
+              "'source' must be a non-empty string"),
+          arguments(
+              "missing detail-type",
+              spot(spotOk).replace("\"detail-type\": \"" + EventDecoder.SPOT_WARNING + "\",", ""),
+              "'detail-type' is missing"),
+          arguments(
+              "null detail-type",
+              spot(spotOk).replace("\"" + EventDecoder.SPOT_WARNING + "\"", "null"),
+              "'detail-type' is missing"),
+          arguments(
+              "missing time",
+              spot(spotOk).replace("\"time\": \"2023-04-05T11:58:00Z\",", ""),
+              "'time' is missing"),
+          arguments(
+              "time is not a timestamp",
+              spot(spotOk).replace("2023-04-05T11:58:00Z", "yesterday"),
+              "envelope field 'time' 'yesterday'"),
+          arguments(
+              "time without a zone",
+              spot(spotOk).replace("2023-04-05T11:58:00Z", "2023-04-05T11:58:00"),
+              "envelope field 'time' '2023-04-05T11:58:00'"),
+          arguments(
+              "time as epoch number",
+              spot(spotOk).replace("\"2023-04-05T11:58:00Z\"", "1680695880"),
+              "'time' must be a non-empty string"),
+          arguments(
+              "resources is a string",
+              envelope("aws.ec2", EventDecoder.SPOT_WARNING, spotOk, "\"i-0abcd1234ef567890\""),
+              "'resources' must be an array"),
+          arguments(
+              "missing detail",
+              spot(spotOk).replace(",\n  \"detail\": " + spotOk, ""),
+              "'detail' must be an object"),
+          arguments("null detail", spot("null"), "'detail' must be an object"),
+          arguments(
+              "detail is a string", spot("\"" + INSTANCE + "\""), "'detail' must be an object"),
+          arguments("detail is an array", spot("[" + spotOk + "]"), "'detail' must be an object"),
+          arguments("detail is a number", spot("7"), "'detail' must be an object"),
+          arguments(
+              "spot without instance-id",
+              spot("{\"instance-action\": \"terminate\"}"),
+              "detail field 'instance-id' is missing"),
+          arguments(
+              "spot with a node name instead of instance-id",
+              spot(
+                  "{\"instance-id\": \"ip-10-0-1-5.ec2.internal\", \"instance-action\": \"terminate\"}"),
+              "detail.instance-id 'ip-10-0-1-5.ec2.internal' is not an EC2 instance id"),
+          arguments(
+              "spot with an upper-case instance-id",
+              spot(
+                  "{\"instance-id\": \"i-0ABCD1234EF567890\", \"instance-action\": \"terminate\"}"),
+              "detail.instance-id 'i-0ABCD1234EF567890'"),
+          arguments(
+              "spot with a too short instance-id",
+              spot("{\"instance-id\": \"i-1234\", \"instance-action\": \"terminate\"}"),
+              "detail.instance-id 'i-1234'"),
+          arguments(
+              "spot with a numeric instance-id",
+              spot("{\"instance-id\": 1234567890, \"instance-action\": \"terminate\"}"),
+              "detail field 'instance-id' must be a non-empty string"),
+          arguments(
+              "spot with an empty instance-id",
+              spot("{\"instance-id\": \"\", \"instance-action\": \"terminate\"}"),
+              "detail field 'instance-id' must be a non-empty string"),
+          arguments(
+              "spot without instance-action",
+              spot("{\"instance-id\": \"" + INSTANCE + "\"}"),
+              "detail field 'instance-action' is missing"),
+          arguments(
+              "spot with an unknown instance-action",
+              spot("{\"instance-id\": \"" + INSTANCE + "\", \"instance-action\": \"reboot\"}"),
+              "detail.instance-action 'reboot' is not one of [hibernate, stop, terminate]"),
+          arguments(
+              "spot with instance-action as an object",
+              spot(
+                  "{\"instance-id\": \""
+                      + INSTANCE
+                      + "\", \"instance-action\": {\"type\": \"stop\"}}"),
+              "detail field 'instance-action' must be a non-empty string"),
+          arguments(
+              "rebalance without instance-id",
+              envelope("aws.ec2", EventDecoder.REBALANCE, "{}"),
+              "detail field 'instance-id' is missing"),
+          arguments(
+              "state-change with an unknown state",
+              stateChange("{\"instance-id\": \"" + INSTANCE + "\", \"state\": \"exploded\"}"),
+              "detail.state 'exploded' is not one of"),
+          arguments(
+              "state-change with an upper-case state",
+              stateChange("{\"instance-id\": \"" + INSTANCE + "\", \"state\": \"TERMINATED\"}"),
+              "detail.state 'TERMINATED'"),
+          arguments(
+              "state-change without state",
+              stateChange("{\"instance-id\": \"" + INSTANCE + "\"}"),
+              "detail field 'state' is missing"),
+          arguments(
+              "state-change with null state",
+              stateChange("{\"instance-id\": \"" + INSTANCE + "\", \"state\": null}"),
+              "detail field 'state' is missing"),
+          arguments(
+              "health without service",
+              health(
+                  healthDetail("Wed, 05 Apr 2023 12:00:00 GMT")
+                      .replace("\"service\": \"EC2\",", "")),
+              "detail field 'service' is missing"),
+          arguments(
+              "health without eventTypeCategory",
+              health(
+                  healthDetail("Wed, 05 Apr 2023 12:00:00 GMT")
+                      .replace("\"eventTypeCategory\": \"scheduledChange\",", "")),
+              "detail field 'eventTypeCategory' is missing"),
+          arguments(
+              "health without eventTypeCode",
+              health(
+                  healthDetail("Wed, 05 Apr 2023 12:00:00 GMT")
+                      .replace(
+                          "\"eventTypeCode\": \"AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED\",", "")),
+              "detail field 'eventTypeCode' is missing"),
+          arguments(
+              "health with a numeric eventArn",
+              health(
+                  healthDetail("Wed, 05 Apr 2023 12:00:00 GMT")
+                      .replaceFirst("\"eventArn\": \"[^\"]+\"", "\"eventArn\": 17")),
+              "detail field 'eventArn' must be a non-empty string"),
+          arguments(
+              "health without startTime",
+              health(healthDetail("x").replace("\"startTime\": \"x\",", "")),
+              "detail field 'startTime' is missing"),
+          arguments(
+              "health with an unparseable startTime",
+              health(healthDetail("next Wednesday at noon")),
+              "detail.startTime 'next Wednesday at noon'"),
+          arguments(
+              "health with a startTime whose weekday contradicts the date",
+              health(healthDetail("Thu, 05 Apr 2023 12:00:00 GMT")),
+              "detail.startTime 'Thu, 05 Apr 2023 12:00:00 GMT'"),
+          arguments(
+              "health with an unparseable endTime",
+              health(
+                  healthDetail("Wed, 05 Apr 2023 12:00:00 GMT")
+                      .replace("Wed, 05 Apr 2023 14:00:00 GMT", "soon")),
+              "detail.endTime 'soon'"),
+          arguments(
+              "health without any instance",
+              health(
+                  healthDetail("Wed, 05 Apr 2023 12:00:00 GMT")
+                      .replaceAll(
+                          "\"entityValue\": \"i-[0-9a-f]+\"", "\"entityValue\": \"AWS_ACCOUNT\"")),
+              "names no EC2 instance in affectedEntities or resources"),
+          arguments(
+              "health naming only volumes",
+              health(
+                  healthDetail("Wed, 05 Apr 2023 12:00:00 GMT")
+                      .replaceAll("\"entityValue\": \"i-", "\"entityValue\": \"vol-")),
+              "names no EC2 instance"),
+          arguments(
+              "huge payload over 256 KiB",
+              spot(
+                  "{\"instance-id\": \"%s\", \"instance-action\": \"terminate\", \"pad\": \"%s\"}"
+                      .formatted(INSTANCE, "x".repeat(256 * 1024))),
+              "exceeds the 256 KiB EventBridge limit"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("corpus")
+    void shouldRejectAMalformedPayloadWithAPreciseReason(
+        String name, String payload, String expectedReason) {
+      // Given a malformed payload
+      var result = new AtomicReference<DecodeResult>();
+
+      // When
+      assertThatCode(() -> result.set(decoder.decodeString(payload))).doesNotThrowAnyException();
+
+      // Then
+      assertThat(result.get()).isInstanceOf(Rejected.class);
+      assertThat(((Rejected) result.get()).reason()).contains(expectedReason);
+    }
+
+    @Test
+    void shouldHaveACorpusOfAtLeastThirtyPayloads() {
+      assertThat(corpus().count()).isGreaterThanOrEqualTo(30);
+    }
+
+    @Test
+    void shouldRejectBytesThatAreNotUtf8() {
+      // Given
+      byte[] payload = {'{', '"', 'i', 'd', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
+
+      // When
+      var result = decoder.decode(payload);
+
+      // Then
+      assertThat(result).isInstanceOf(Rejected.class);
+      assertThat(((Rejected) result).reason()).startsWith("not JSON").contains("UTF-8");
+    }
+
+    @Test
+    void shouldRejectAPayloadWithoutDetail() {
+      // Given
+      var payload =
+          """
+          {"version": "0", "id": "%s", "detail-type": "%s", "source": "aws.ec2",
+           "account": "123456789012", "time": "2023-04-05T11:58:00Z", "region": "us-west-2",
+           "resources": []}
+          """
+              .formatted(ID, EventDecoder.SPOT_WARNING);
+
+      // When
+      var result = decoder.decodeString(payload);
+
+      // Then
+      assertThat(result).isEqualTo(new Rejected("envelope field 'detail' must be an object", ID));
+    }
+
+    @Test
+    void shouldKeepTheEventIdWhenTheDetailIsRejected() {
+      // Given a readable envelope with a bad detail
+      var payload = spot("{\"instance-id\": \"node-7\", \"instance-action\": \"terminate\"}");
+
+      // When
+      var result = decoder.decodeString(payload);
+
+      // Then the id is kept for logging and dedupe
+      assertThat(result)
+          .isEqualTo(new Rejected("detail.instance-id 'node-7' is not an EC2 instance id", ID));
+    }
+
+    @Test
+    void shouldRejectAPayloadOfExactlyTheLimitPlusOneByteBeforeParsingIt() {
+      // Given 256 KiB + 1 of bytes that are not even JSON
+      byte[] payload = new byte[256 * 1024 + 1];
+      java.util.Arrays.fill(payload, (byte) '{');
+
+      // When
+      var result = decoder.decode(payload);
+
+      // Then
+      assertThat(result)
+          .isEqualTo(
+              new Rejected("payload of 262145 bytes exceeds the 256 KiB EventBridge limit", null));
+    }
+
+    @Test
+    void shouldAcceptAPayloadOfExactlyTheLimit() {
+      // Given a valid event padded to exactly 256 KiB
+      var base =
+          spot(
+              "{\"instance-id\": \"%s\", \"instance-action\": \"terminate\", \"pad\": \"\"}"
+                  .formatted(INSTANCE));
+      int padding = 256 * 1024 - base.getBytes(StandardCharsets.UTF_8).length;
+      var payload = base.replace("\"pad\": \"\"", "\"pad\": \"" + "x".repeat(padding) + "\"");
+      assertThat(payload.getBytes(StandardCharsets.UTF_8)).hasSize(256 * 1024);
+
+      // When
+      var event = decoded(payload);
+
+      // Then
+      assertThat(event).isInstanceOf(SpotInterruption.class);
+      assertThat(event.meta().resources())
+          .isEqualTo(List.of("arn:aws:ec2:us-west-2:123456789012:instance/" + INSTANCE));
+    }
+  }
+}
