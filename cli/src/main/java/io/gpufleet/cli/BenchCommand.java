@@ -32,6 +32,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code gpufleet bench NAME}: each benchmark runs its scenario and a baseline in the same run and
@@ -312,7 +313,11 @@ final class BenchCommand {
         long start = System.nanoTime();
         var p = pb.start();
         String stdout = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        int code = p.waitFor();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+          throw new IllegalStateException("cold run did not finish within 60 s");
+        }
+        int code = p.exitValue();
         long ms = (System.nanoTime() - start) / 1_000_000;
         Files.deleteIfExists(event);
         if (code != 0) {

@@ -21,11 +21,30 @@ public final class LocalInvoke {
     } else {
       event = Files.readAllBytes(Path.of(args[0]));
     }
+    long t0 = System.nanoTime();
     var handler = new DrainHandler();
+    long t1 = System.nanoTime();
     var out = new ByteArrayOutputStream();
     try (InputStream in = new java.io.ByteArrayInputStream(event)) {
       handler.handleRequest(in, out, new LocalContext("interruption-drain", 170_000));
     }
+    long t2 = System.nanoTime();
+    if (System.getenv("GPUFLEET_TIMINGS") != null) {
+      long jvmStart =
+          ProcessHandle.current()
+              .info()
+              .startInstant()
+              .map(java.time.Instant::toEpochMilli)
+              .orElse(0L);
+      System.err.printf(
+          "timings: jvm->main %d ms, init %d ms, handle %d ms%n",
+          System.currentTimeMillis() - jvmStart - (t2 - t0) / 1_000_000,
+          (t1 - t0) / 1_000_000,
+          (t2 - t1) / 1_000_000);
+    }
     System.out.println(out.toString(StandardCharsets.UTF_8));
+    System.out.flush();
+    // the HTTP clients keep non-daemon worker threads; a one-shot invoke ends here
+    System.exit(0);
   }
 }

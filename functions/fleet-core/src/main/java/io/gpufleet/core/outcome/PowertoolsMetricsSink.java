@@ -13,6 +13,10 @@ public final class PowertoolsMetricsSink implements MetricsSink {
 
   public PowertoolsMetricsSink() {
     metrics.setRaiseOnEmptyMetrics(false);
+    String namespace = System.getenv("POWERTOOLS_METRICS_NAMESPACE");
+    if (namespace == null || namespace.isBlank()) {
+      metrics.setNamespace("GpuFleetOps");
+    }
   }
 
   @Override
@@ -30,6 +34,11 @@ public final class PowertoolsMetricsSink implements MetricsSink {
 
   @Override
   public void flush() {
-    metrics.flush();
+    try {
+      metrics.flush();
+    } catch (RuntimeException e) {
+      // never let metrics mask the invocation's own result or error
+      System.err.println("gpufleet: could not flush metrics: " + e);
+    }
   }
 }

@@ -36,6 +36,8 @@ import java.util.function.Supplier;
 /** {@link ClusterPort} over fabric8. Node lookups are cached by instance id and re-verified. */
 public final class FabricClusterGateway implements ClusterPort {
   static final int PAGE = 500;
+  static final int READ_ATTEMPTS = 3;
+  static final long READ_BACKOFF_MS = 100;
 
   /** Requests in flight at once across all drains of this container (bounds connections). */
   public static final int DEFAULT_MAX_IN_FLIGHT = 256;
@@ -365,11 +367,24 @@ public final class FabricClusterGateway implements ClusterPort {
         meta.getLabels() == null ? Map.of() : meta.getLabels());
   }
 
+  /** Reads are idempotent: transport errors, 429 and 5xx are retried briefly before giving up. */
   private <T> T read(String what, Supplier<T> call) {
-    try {
-      return limited(call);
-    } catch (KubernetesClientException e) {
-      throw unavailable(what, e);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return limited(call);
+      } catch (KubernetesClientException e) {
+        int code = e.getCode();
+        boolean transient_ = code <= 0 || code == 429 || code >= 500;
+        if (!transient_ || attempt >= READ_ATTEMPTS) {
+          throw unavailable(what, e);
+        }
+        try {
+          Thread.sleep(READ_BACKOFF_MS << (attempt - 1));
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw unavailable(what, e);
+        }
+      }
     }
   }
 
