@@ -227,9 +227,13 @@ final class BenchCommand {
       }
       long allCordonedMs = 0;
       long allGoneMs = 0;
+      long lastReceivedMs = 0;
+      long slowestCordonMs = 0;
       for (var o : outcomes) {
         long recv = Duration.between(start, o.receivedAt()).toMillis();
         allCordonedMs = Math.max(allCordonedMs, recv + o.timings().cordonedMs());
+        lastReceivedMs = Math.max(lastReceivedMs, recv);
+        slowestCordonMs = Math.max(slowestCordonMs, o.timings().cordonedMs());
         if (o.timings().allGoneMs() != null) {
           allGoneMs = Math.max(allGoneMs, recv + o.timings().allGoneMs());
         }
@@ -264,6 +268,8 @@ final class BenchCommand {
       r.put("drained", drained);
       r.put("podsLeft", podsLeft);
       r.put("allCordonedMs", allCordonedMs);
+      r.put("lastReceivedMs", lastReceivedMs);
+      r.put("slowestCordonMs", slowestCordonMs);
       r.put("allGoneMs", allGoneMs);
       r.put("baselineSequentialCordonMs", baselineCordonedMs);
       r.put("speedup", Math.round(10.0 * baselineCordonedMs / Math.max(1, allCordonedMs)) / 10.0);

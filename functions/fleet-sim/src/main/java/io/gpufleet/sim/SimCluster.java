@@ -163,12 +163,8 @@ public final class SimCluster implements AutoCloseable {
   }
 
   public List<Pod> podsOn(String nodeName) {
-    var list =
-        Serialization.unmarshal(
-            dispatcher.internal(HttpMethod.GET, "/api/v1/pods", null).getBody().readUtf8(),
-            io.fabric8.kubernetes.api.model.PodList.class);
-    return list.getItems().stream()
-        .filter(p -> p.getSpec() != null && nodeName.equals(p.getSpec().getNodeName()))
+    return dispatcher.pods.onNode(null, nodeName).stream()
+        .map(json -> Serialization.unmarshal(json.toString(), Pod.class))
         .toList();
   }
 

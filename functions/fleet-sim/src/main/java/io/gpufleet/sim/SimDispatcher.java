@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetList;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
@@ -16,7 +15,6 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.LabelSelectors;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,8 +37,6 @@ import java.util.regex.Pattern;
 final class SimDispatcher extends KubernetesCrudDispatcher {
   private static final Pattern EVICTION =
       Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/eviction(\\?.*)?");
-  private static final Pattern POD_LIST =
-      Pattern.compile("/api/v1/(namespaces/([^/]+)/)?pods\\?(.*)");
   static final String ADMIN_HEADER = "X-Gpufleet-Sim-Admin";
 
   record Fault(Predicate<RecordedRequest> matches, int code, int[] remaining) {}
@@ -97,6 +93,8 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     return null;
   }
 
+  final PodStore pods = new PodStore();
+
   private MockResponse route(RecordedRequest request) {
     String path = request.getPath();
     if ("POST".equals(request.getMethod())) {
@@ -105,57 +103,12 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
         return evict(m.group(1), m.group(2), request.getUtf8Body());
       }
     }
-    if ("GET".equals(request.getMethod())) {
-      Matcher m = POD_LIST.matcher(path);
-      if (m.matches() && m.group(3).contains("fieldSelector=")) {
-        return podsByField(m.group(2), m.group(3));
-      }
+    if (PodStore.handles(path)) {
+      return pods.handle(
+          request.getMethod(), path, request.getHeader("Content-Type"), request.getUtf8Body());
     }
     invalidate(request.method(), path);
     return super.dispatch(request);
-  }
-
-  /**
-   * GET pods?fieldSelector=spec.nodeName=X: filtered here, the CRUD mock does not know the field.
-   */
-  private MockResponse podsByField(String namespace, String query) {
-    String selector = null;
-    for (String param : query.split("&")) {
-      if (param.startsWith("fieldSelector=")) {
-        selector =
-            URLDecoder.decode(param.substring("fieldSelector=".length()), StandardCharsets.UTF_8);
-      }
-    }
-    String base = namespace == null ? "/api/v1/pods" : "/api/v1/namespaces/" + namespace + "/pods";
-    PodList all =
-        Serialization.unmarshal(
-            internal(HttpMethod.GET, base, null).getBody().readUtf8(), PodList.class);
-    List<Pod> items = all.getItems();
-    for (String term : selector.split(",")) {
-      String[] kv = term.split("!?=", 2);
-      boolean negate = term.contains("!=");
-      String key = kv[0];
-      String value = kv.length > 1 ? kv[1] : "";
-      items =
-          items.stream()
-              .filter(
-                  p -> {
-                    String actual =
-                        switch (key) {
-                          case "spec.nodeName" ->
-                              p.getSpec() == null ? null : p.getSpec().getNodeName();
-                          case "metadata.name" -> p.getMetadata().getName();
-                          case "metadata.namespace" -> p.getMetadata().getNamespace();
-                          case "status.phase" ->
-                              p.getStatus() == null ? null : p.getStatus().getPhase();
-                          default -> null;
-                        };
-                    return negate != value.equals(actual);
-                  })
-              .toList();
-    }
-    all.setItems(new ArrayList<>(items));
-    return new MockResponse().setResponseCode(200).setBody(Serialization.asJson(all));
   }
 
   private MockResponse evict(String namespace, String name, String body) {
@@ -167,12 +120,11 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
       locked = true;
     }
     try {
-      String podPath = "/api/v1/namespaces/" + namespace + "/pods/" + name;
-      MockResponse got = internal(HttpMethod.GET, podPath, null);
-      if (got.code() == 404) {
+      var stored = pods.find(namespace, name);
+      if (stored == null) {
         return status(404, "NotFound", "pods \"" + name + "\" not found");
       }
-      Pod pod = Serialization.unmarshal(got.getBody().readUtf8(), Pod.class);
+      Pod pod = Serialization.unmarshal(stored.toString(), Pod.class);
       JsonNode eviction = Json.MAPPER.readTree(body == null || body.isEmpty() ? "{}" : body);
       String wantedUid =
           eviction.path("deleteOptions").path("preconditions").path("uid").asText(null);
@@ -288,26 +240,21 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
   /** desiredHealthy and currentHealthy as the disruption controller computes them. */
   Budget budget(PodDisruptionBudget pdb) {
     String ns = pdb.getMetadata().getNamespace();
-    var pods =
-        Serialization.unmarshal(
-                internal(HttpMethod.GET, "/api/v1/namespaces/" + ns + "/pods", null)
-                    .getBody()
-                    .readUtf8(),
-                PodList.class)
-            .getItems()
-            .stream()
+    var selected =
+        pods.inNamespace(ns).stream()
+            .map(json -> Serialization.unmarshal(json.toString(), Pod.class))
             .filter(
                 p ->
                     LabelSelectors.matches(
                         pdb.getSpec().getSelector(), p.getMetadata().getLabels()))
             .toList();
-    int healthy = (int) pods.stream().filter(SimDispatcher::healthy).count();
+    int healthy = (int) selected.stream().filter(SimDispatcher::healthy).count();
     int expected =
         pdb.getStatus() != null
                 && pdb.getStatus().getExpectedPods() != null
                 && pdb.getStatus().getExpectedPods() > 0
             ? pdb.getStatus().getExpectedPods()
-            : pods.size();
+            : selected.size();
     int desired;
     if (pdb.getSpec().getMinAvailable() != null) {
       desired = resolve(pdb.getSpec().getMinAvailable(), expected);
@@ -346,8 +293,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     var headers =
         Headers.builder().add("Content-Type", contentType(method)).add(ADMIN_HEADER, "1").build();
     var buffer = body == null ? new Buffer() : new Buffer(body.getBytes(StandardCharsets.UTF_8));
-    invalidate(method, path);
-    return super.dispatch(new RecordedRequest("HTTP/1.1", method, path, headers, buffer));
+    return route(new RecordedRequest("HTTP/1.1", method, path, headers, buffer));
   }
 
   private static String contentType(HttpMethod method) {

@@ -35,6 +35,13 @@ public final class DrainService {
   private final Drainer drainer;
   private final DrainReporter reporter;
   private final Clock clock;
+  private final Sleeper sleeper;
+
+  /** Instances of this process being looked up and cordoned right now (see awaitClaims). */
+  private final java.util.concurrent.atomic.AtomicInteger claiming =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  static final Duration CLAIMS_FIRST_MAX = Duration.ofSeconds(2);
 
   public DrainService(
       DrainSettings settings,
@@ -48,6 +55,7 @@ public final class DrainService {
     this.drainer = new Drainer(cluster, clock, sleeper, settings);
     this.reporter = reporter;
     this.clock = clock;
+    this.sleeper = sleeper;
   }
 
   public DrainSettings settings() {
@@ -136,12 +144,54 @@ public final class DrainService {
       FleetEvent.InstanceEvent event, String instanceId, Instant received, Instant hardStop)
       throws InterruptedException {
     DrainPolicy.Plan plan = policy.plan(event, hardStop);
-    String eventId = event.meta().id();
-    DrainKind kind = plan.kind();
     if (plan.actions().isEmpty()) {
       return simple(
-          event, instanceId, null, Status.NO_ACTION, "no actions configured for " + kind, received);
+          event,
+          instanceId,
+          null,
+          Status.NO_ACTION,
+          "no actions configured for " + plan.kind(),
+          received);
     }
+    var claim = new java.util.concurrent.atomic.AtomicBoolean(true);
+    claiming.incrementAndGet();
+    try {
+      return claimAndDrain(event, instanceId, plan, received, claim);
+    } finally {
+      release(claim);
+    }
+  }
+
+  private void release(java.util.concurrent.atomic.AtomicBoolean claim) {
+    if (claim.compareAndSet(true, false)) {
+      claiming.decrementAndGet();
+    }
+  }
+
+  /**
+   * Cordons go first: before evicting, wait (briefly, bounded) until every node this process is
+   * claiming is cordoned, so a burst of events cordons all its nodes before the API server is busy
+   * with evictions.
+   */
+  private void awaitClaims(Instant deadline) throws InterruptedException {
+    Instant until = clock.instant().plus(CLAIMS_FIRST_MAX);
+    if (deadline.isBefore(until)) {
+      until = deadline;
+    }
+    while (claiming.get() > 0 && clock.instant().isBefore(until)) {
+      sleeper.sleep(Duration.ofMillis(10));
+    }
+  }
+
+  private DrainOutcome claimAndDrain(
+      FleetEvent.InstanceEvent event,
+      String instanceId,
+      DrainPolicy.Plan plan,
+      Instant received,
+      java.util.concurrent.atomic.AtomicBoolean claim)
+      throws InterruptedException {
+    String eventId = event.meta().id();
+    DrainKind kind = plan.kind();
     Optional<NodeInfo> found = cluster.findNodeByInstanceId(instanceId);
     if (found.isEmpty()) {
       return kind == DrainKind.STATE_CHANGE
@@ -202,6 +252,7 @@ public final class DrainService {
       node = reread.get();
     }
     Instant cordoned = clock.instant();
+    release(claim);
     if (!drain) {
       return new DrainOutcome(
           eventId,
@@ -221,6 +272,7 @@ public final class DrainService {
           List.of(),
           List.of());
     }
+    awaitClaims(plan.deadline());
     var selection = policy.select(cluster.podsOnNode(node.name()));
     Drainer.Result result;
     try {

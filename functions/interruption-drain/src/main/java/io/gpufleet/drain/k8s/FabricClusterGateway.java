@@ -45,6 +45,10 @@ public final class FabricClusterGateway implements ClusterPort {
   private final KubernetesClient client;
   private final Map<String, String> nodeNameByInstance = new ConcurrentHashMap<>();
   private final java.util.concurrent.Semaphore inFlight;
+  private final Object listingLock = new Object();
+  private final java.util.concurrent.atomic.AtomicLong listings =
+      new java.util.concurrent.atomic.AtomicLong();
+  private volatile Map<String, NodeInfo> lastListed = Map.of();
 
   public FabricClusterGateway(KubernetesClient client) {
     this(client, DEFAULT_MAX_IN_FLIGHT);
@@ -77,8 +81,20 @@ public final class FabricClusterGateway implements ClusterPort {
       }
       nodeNameByInstance.remove(instanceId);
     }
+    // Single flight: concurrent lookups (a burst of events) share one listing of the nodes.
+    long seen = listings.get();
+    synchronized (listingLock) {
+      if (listings.get() == seen) {
+        listNodes();
+        listings.incrementAndGet();
+      }
+      return Optional.ofNullable(lastListed.get(instanceId));
+    }
+  }
+
+  private void listNodes() {
+    var listed = new java.util.HashMap<String, NodeInfo>();
     String continueToken = null;
-    NodeInfo match = null;
     do {
       String token = continueToken;
       NodeList page =
@@ -95,16 +111,14 @@ public final class FabricClusterGateway implements ClusterPort {
       for (Node n : page.getItems()) {
         String pid = n.getSpec() == null ? null : n.getSpec().getProviderID();
         if (pid != null) {
-          nodeNameByInstance.put(
-              pid.substring(pid.lastIndexOf('/') + 1), n.getMetadata().getName());
-          if (pid.endsWith(suffix)) {
-            match = toNode(n);
-          }
+          String id = pid.substring(pid.lastIndexOf('/') + 1);
+          listed.put(id, toNode(n));
+          nodeNameByInstance.put(id, n.getMetadata().getName());
         }
       }
       continueToken = page.getMetadata() == null ? null : page.getMetadata().getContinue();
     } while (continueToken != null && !continueToken.isEmpty());
-    return Optional.ofNullable(match);
+    lastListed = listed;
   }
 
   @Override
@@ -144,12 +158,12 @@ public final class FabricClusterGateway implements ClusterPort {
       patch.put("spec", spec);
     }
     try {
-      limited(
-          () ->
-              client
-                  .nodes()
-                  .withName(node.name())
-                  .patch(PatchContext.of(PatchType.JSON_MERGE), Json.write(patch)));
+      // Node patches bypass the in-flight limit: a cordon must not queue behind other drains'
+      // evictions.
+      client
+          .nodes()
+          .withName(node.name())
+          .patch(PatchContext.of(PatchType.JSON_MERGE), Json.write(patch));
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {
@@ -398,6 +412,11 @@ public final class FabricClusterGateway implements ClusterPort {
 
   private static ClusterUnavailableException unavailable(String what, KubernetesClientException e) {
     return new ClusterUnavailableException(
-        "Kubernetes API: " + what + " failed (HTTP " + e.getCode() + "): " + e.getMessage(), e);
+        "Kubernetes API: "
+            + what
+            + " failed ("
+            + (e.getCode() > 0 ? "HTTP " + e.getCode() + ": " + e.getMessage() : rootCause(e))
+            + ")",
+        e);
   }
 }
