@@ -62,9 +62,13 @@ public record DrainSettings(
 
   public static DrainSettings from(Settings s) {
     String taintKey = s.string("DRAIN_TAINT_KEY", "gpufleet.io/interruption");
+    // a Kubernetes qualified name: optional DNS-subdomain prefix (<= 253) and a name (<= 63)
+    int slash = taintKey.indexOf('/');
     if (!taintKey.matches(
-            "([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
-        || taintKey.length() > 316) {
+            "([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+                + "[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+        || slash > 253
+        || taintKey.length() - slash - 1 > 63) {
       throw new ConfigException("DRAIN_TAINT_KEY='" + taintKey + "' is not a valid taint key");
     }
     return new DrainSettings(

@@ -57,7 +57,7 @@ public final class Drainer {
     selection.terminating().forEach(p -> waitFor.put(p.uid(), p));
 
     Instant firstWaveCutoff = criticalCutoff(evictUntil, !selection.critical().isEmpty());
-    Instant issued1 = evictAll(selection.first(), evictUntil, reports, waitFor);
+    Instant issued1 = evictAll(selection.first(), firstWaveCutoff, reports, waitFor);
     awaitGone(nodeName, waitFor, firstWaveCutoff);
     Instant issued2 = evictAll(selection.critical(), evictUntil, reports, waitFor);
     Instant allIssued = issued2 != null ? issued2 : issued1;

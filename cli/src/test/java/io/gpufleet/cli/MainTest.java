@@ -1,0 +1,218 @@
+package io.gpufleet.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gpufleet.core.json.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The gpufleet command as a user meets it: exit codes, what goes to stdout and stderr. */
+class MainTest {
+  final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+  final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+
+  int run(String... argv) {
+    return Main.run(
+        List.of(argv),
+        new PrintStream(outBytes, true, StandardCharsets.UTF_8),
+        new PrintStream(errBytes, true, StandardCharsets.UTF_8));
+  }
+
+  String out() {
+    return outBytes.toString(StandardCharsets.UTF_8);
+  }
+
+  String err() {
+    return errBytes.toString(StandardCharsets.UTF_8);
+  }
+
+  /** The repository root: the first directory above the working directory with events/. */
+  static Path repositoryRoot() {
+    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+      if (Files.isDirectory(dir.resolve("events")) && Files.isRegularFile(dir.resolve("pom.xml"))) {
+        return dir;
+      }
+    }
+    throw new IllegalStateException("no events/ above " + Path.of("").toAbsolutePath());
+  }
+
+  @Nested
+  class Commands {
+    @Test
+    void shouldExitTwoWithTheUsageForAnUnknownCommand() {
+      int code = run("frobnicate", "--json");
+
+      assertThat(code).isEqualTo(2);
+      assertThat(err()).contains("unknown command 'frobnicate'").contains("usage: gpufleet");
+      assertThat(out()).isEmpty();
+    }
+
+    @Test
+    void shouldExitTwoWithTheUsageWithoutACommand() {
+      int code = run();
+
+      assertThat(code).isEqualTo(2);
+      assertThat(out()).contains("usage: gpufleet").contains("simulate").contains("bench NAME");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"help", "--help"})
+    void shouldPrintTheUsageOnRequest(String help) {
+      int code = run(help);
+
+      assertThat(code).isZero();
+      assertThat(out()).contains("usage: gpufleet");
+      assertThat(err()).isEmpty();
+    }
+  }
+
+  @Nested
+  class Drain {
+    @Test
+    void shouldExitTwoNamingInstanceWhenItIsMissing() {
+      int code = run("drain", "--cluster", "gpu-prod", "--dry-run");
+
+      assertThat(code).isEqualTo(2);
+      assertThat(err()).contains("--instance").contains("required");
+      assertThat(out()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+        strings = {"i-xyz", "0123456789abcdef0", "i-0123", "i-0123456789ABCDEF0", "node-1"})
+    void shouldExitTwoForAnInstanceIdThatIsNotOne(String instance) {
+      int code = run("drain", "--instance", instance, "--cluster", "gpu-prod", "--dry-run");
+
+      assertThat(code).isEqualTo(2);
+      assertThat(err()).contains("'" + instance + "'").contains("not an EC2 instance id");
+    }
+
+    @Test
+    void shouldExitTwoNamingAnUnknownFlagAndTheKnownOnes() {
+      int code = run("drain", "--instance", "i-0123456789abcdef0", "--bogus", "x");
+
+      assertThat(code).isEqualTo(2);
+      assertThat(err())
+          .contains("unknown flag --bogus")
+          .contains("--instance")
+          .contains("--cluster")
+          .contains("--dry-run")
+          .contains("--kubeconfig")
+          .contains("--deadline");
+    }
+
+    @Test
+    void shouldExitTwoWhenAFlagLacksItsValue() {
+      int code = run("drain", "--instance");
+
+      assertThat(code).isEqualTo(2);
+      assertThat(err()).contains("--instance needs a value");
+    }
+
+    @Test
+    void shouldExitTwoForAnUnknownKind() {
+      int code =
+          run("drain", "--instance", "i-0123456789abcdef0", "--cluster", "c", "--kind", "reboot");
+
+      assertThat(code).isEqualTo(2);
+      assertThat(err()).contains("--kind must be one of");
+    }
+  }
+
+  @Nested
+  class Bench {
+    @Test
+    void shouldExitTwoNamingTheBenchmarksWhenNoneIsNamed() {
+      int code = run("bench");
+
+      assertThat(code).isEqualTo(2);
+      assertThat(err()).contains("drain").contains("drain-burst").contains("cold");
+      assertThat(out()).isEmpty();
+    }
+
+    @Test
+    void shouldExitTwoForAnUnknownBenchmark() {
+      int code = run("bench", "nope");
+
+      assertThat(code).isEqualTo(2);
+      assertThat(err()).contains("unknown benchmark 'nope'");
+      assertThat(out()).isEmpty();
+    }
+
+    @Test
+    void shouldExitTwoForAnUnknownBenchmarkFlag() {
+      int code = run("bench", "drain", "--bogus", "1");
+
+      assertThat(code).isEqualTo(2);
+      assertThat(err()).contains("unknown flag --bogus").contains("--pods");
+    }
+  }
+
+  @Nested
+  class Simulate {
+    @Test
+    void shouldExitTwoForAMissingEventsDirectory() {
+      int code = run("simulate", "--json", "--events", "/nonexistent/gpufleet-events");
+
+      assertThat(code).isEqualTo(2);
+      assertThat(err()).contains("/nonexistent/gpufleet-events").contains("does not exist");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "1001", "fast"})
+    void shouldExitTwoForASpeedOutOfRange(String speed) {
+      int code =
+          run(
+              "simulate",
+              "--speed",
+              speed,
+              "--events",
+              repositoryRoot().resolve("events").toString());
+
+      assertThat(code).isEqualTo(2);
+      assertThat(err()).contains("--speed");
+    }
+
+    @Test
+    void shouldReplayTheRepositorysEventsAndPrintEveryOutcomeAsJson() throws Exception {
+      // When
+      int code =
+          run(
+              "simulate",
+              "--json",
+              "--speed",
+              "50",
+              "--events",
+              repositoryRoot().resolve("events").toString());
+
+      // Then stdout is one JSON array of outcome records
+      assertThat(code).as("stderr: %s", err()).isZero();
+      JsonNode json = Json.MAPPER.readTree(out());
+      assertThat(json.isArray()).isTrue();
+      List<String> statuses = new ArrayList<>();
+      for (JsonNode o : json) {
+        assertThat(o.path("eventId").asText()).isNotBlank();
+        assertThat(o.path("status").isTextual()).isTrue();
+        statuses.add(o.path("status").asText());
+      }
+      Set<String> seen = new TreeSet<>(statuses);
+      assertThat(seen)
+          .contains("PARTIAL", "DRAINED", "CORDONED", "NOT_IN_CLUSTER", "DUPLICATE")
+          .doesNotContain("REJECTED");
+      // the spot warning delivered a second time is the one duplicate
+      assertThat(statuses).containsOnlyOnce("DUPLICATE");
+    }
+  }
+}
