@@ -210,6 +210,12 @@ final class BenchCommand {
       var metrics = MetricsSink.NONE;
       var service = service(client, time, 1);
       var handler = new DrainHandler(service, metrics, time.clock());
+      // warm the JVM paths once (class loading is what `bench cold` measures, not this)
+      seedNode(cluster, "warm-node", "i-0be0c0000000000c3", 3);
+      SimulateCommand.invoke(
+          handler,
+          FixtureEvents.spotJson("warm", "i-0be0c0000000000c3", time.now())
+              .getBytes(StandardCharsets.UTF_8));
       err.printf("bench drain-burst: %d events at once, %d ms API latency...%n", events, latencyMs);
       Instant start = time.now();
       var outcomes = new ArrayList<DrainOutcome>();

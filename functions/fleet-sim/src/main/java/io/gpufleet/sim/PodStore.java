@@ -20,35 +20,87 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Pods for the simulated API server, kept in a hash map (the CRUD mock scans every object on every
- * request, which does not scale to thousands of pods). Serves create, get, list with field and
- * label selectors, JSON merge patch, update and delete, with resourceVersions and UIDs.
+ * Core/v1 pods or nodes for the simulated API server, kept in a hash map (the CRUD mock scans, and
+ * serialises writes over, every object on every request, which does not scale to thousands of
+ * objects). Serves create, get, list with field and label selectors, JSON merge patch (with
+ * resourceVersion preconditions), update and delete.
  */
 final class PodStore {
-  private static final Pattern ALL = Pattern.compile("/api/v1/pods(\\?(.*))?");
-  private static final Pattern NAMESPACED =
-      Pattern.compile("/api/v1/namespaces/([^/]+)/pods(/([^/?]+))?(/status)?(\\?(.*))?");
+  private final Pattern all;
+  private final Pattern named;
+  private final String kind;
+  private final String plural;
+  private final boolean namespaced;
 
   private final Map<String, ObjectNode> pods = new ConcurrentHashMap<>();
-  private final AtomicLong resourceVersion = new AtomicLong(100_000);
+  private static final AtomicLong resourceVersion = new AtomicLong(100_000);
+
+  private PodStore(String kind, String plural, boolean namespaced) {
+    this.kind = kind;
+    this.plural = plural;
+    this.namespaced = namespaced;
+    this.all = Pattern.compile("/api/v1/" + plural + "(\\?(.*))?");
+    this.named =
+        namespaced
+            ? Pattern.compile(
+                "/api/v1/namespaces/([^/]+)/" + plural + "(/([^/?]+))?(/status)?(\\?(.*))?")
+            : Pattern.compile("/api/v1/()" + plural + "(/([^/?]+))?(/status)?(\\?(.*))?");
+  }
+
+  static PodStore pods() {
+    return new PodStore("Pod", "pods", true);
+  }
+
+  static PodStore nodes() {
+    return new PodStore("Node", "nodes", false);
+  }
 
   /** True when the path is one this store answers (evictions are handled elsewhere). */
-  static boolean handles(String path) {
-    return ALL.matcher(path).matches() || NAMESPACED.matcher(path).matches();
+  boolean handles(String path) {
+    return all.matcher(path).matches() || named.matcher(path).matches();
   }
 
   MockResponse handle(String method, String path, String contentType, String body) {
-    Matcher all = ALL.matcher(path);
-    if (all.matches()) {
-      return "GET".equals(method) ? list(null, all.group(2)) : notAllowed(method, path);
+    Matcher named = this.named.matcher(path);
+    if (!namespaced && named.matches()) {
+      return handleNamed(method, path, "", named.group(3), named.group(6), contentType, body);
     }
-    Matcher m = NAMESPACED.matcher(path);
-    if (!m.matches()) {
+    Matcher allMatch = all.matcher(path);
+    if (allMatch.matches()) {
+      if ("GET".equals(method)) {
+        return list(null, allMatch.group(2));
+      }
+      return namespaced || !"POST".equals(method)
+          ? notAllowed(method, path)
+          : guarded(() -> create("", body));
+    }
+    if (!named.matches()) {
       return SimDispatcher.status(404, "NotFound", "no such path " + path);
     }
-    String ns = m.group(1);
-    String name = m.group(3);
-    String query = m.group(6);
+    return handleNamed(
+        method, path, named.group(1), named.group(3), named.group(6), contentType, body);
+  }
+
+  private interface Io {
+    MockResponse run() throws IOException;
+  }
+
+  private static MockResponse guarded(Io io) {
+    try {
+      return io.run();
+    } catch (IOException e) {
+      return SimDispatcher.status(400, "BadRequest", "unreadable body: " + e.getMessage());
+    }
+  }
+
+  private MockResponse handleNamed(
+      String method,
+      String path,
+      String ns,
+      String name,
+      String query,
+      String contentType,
+      String body) {
     try {
       if (name == null) {
         return switch (method) {
@@ -117,7 +169,7 @@ final class PodStore {
       }
     }
     ObjectNode list = Json.MAPPER.createObjectNode();
-    list.put("apiVersion", "v1").put("kind", "PodList");
+    list.put("apiVersion", "v1").put("kind", kind + "List");
     list.putObject("metadata").put("resourceVersion", String.valueOf(resourceVersion.get()));
     ArrayNode items = list.putArray("items");
     var sorted = new ArrayList<>(pods.entrySet());
@@ -176,7 +228,9 @@ final class PodStore {
       name = prefix + UUID.randomUUID().toString().substring(0, 5);
       meta.put("name", name);
     }
-    meta.put("namespace", ns);
+    if (namespaced) {
+      meta.put("namespace", ns);
+    }
     if (!meta.hasNonNull("uid")) {
       meta.put("uid", UUID.randomUUID().toString());
     }
@@ -186,9 +240,10 @@ final class PodStore {
           Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
     }
     meta.put("resourceVersion", String.valueOf(resourceVersion.incrementAndGet()));
-    pod.put("apiVersion", "v1").put("kind", "Pod");
+    pod.put("apiVersion", "v1").put("kind", kind);
     if (pods.putIfAbsent(ns + "/" + name, pod) != null) {
-      return SimDispatcher.status(409, "AlreadyExists", "pods \"" + name + "\" already exists");
+      return SimDispatcher.status(
+          409, "AlreadyExists", plural + " \"" + name + "\" already exists");
     }
     return ok(201, pod);
   }

@@ -93,7 +93,8 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     return null;
   }
 
-  final PodStore pods = new PodStore();
+  final PodStore pods = PodStore.pods();
+  final PodStore nodes = PodStore.nodes();
 
   private MockResponse route(RecordedRequest request) {
     String path = request.getPath();
@@ -103,9 +104,11 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
         return evict(m.group(1), m.group(2), request.getUtf8Body());
       }
     }
-    if (PodStore.handles(path)) {
-      return pods.handle(
-          request.getMethod(), path, request.getHeader("Content-Type"), request.getUtf8Body());
+    for (PodStore store : List.of(pods, nodes)) {
+      if (store.handles(path)) {
+        return store.handle(
+            request.getMethod(), path, request.getHeader("Content-Type"), request.getUtf8Body());
+      }
     }
     invalidate(request.method(), path);
     return super.dispatch(request);
