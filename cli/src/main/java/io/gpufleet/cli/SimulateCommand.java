@@ -1,7 +1,6 @@
 package io.gpufleet.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.type.TypeFactory;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.config.ConfigException;
@@ -23,10 +22,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -111,7 +107,7 @@ final class SimulateCommand {
                   "no function handles '" + type + "' yet"));
           continue;
         }
-        byte[] payload = rebase(event, time.now());
+        byte[] payload = io.gpufleet.sim.SimEvents.rebase(event, time.now());
         if (!json) {
           err.printf("  %s -> interruption-drain ...%n", file.getFileName());
         }
@@ -158,20 +154,6 @@ final class SimulateCommand {
     } catch (IOException e) {
       return "";
     }
-  }
-
-  /** Moves the event to simulated now (and a Health start two hours later), keeping its shape. */
-  static byte[] rebase(JsonNode event, Instant now) throws IOException {
-    var copy = (ObjectNode) event.deepCopy();
-    copy.put("time", now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
-    if (copy.path("detail").has("startTime")) {
-      var rfc1123 = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
-      ((ObjectNode) copy.get("detail"))
-          .put("startTime", rfc1123.format(now.plus(Duration.ofHours(2))));
-      ((ObjectNode) copy.get("detail"))
-          .put("endTime", rfc1123.format(now.plus(Duration.ofHours(4))));
-    }
-    return Json.MAPPER.writeValueAsBytes(copy);
   }
 
   static List<DrainOutcome> invoke(DrainHandler handler, byte[] payload) throws IOException {

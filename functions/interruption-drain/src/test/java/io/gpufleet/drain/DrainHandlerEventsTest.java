@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.type.TypeFactory;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -29,11 +28,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -138,17 +133,8 @@ class DrainHandlerEventsTest {
     }
   }
 
-  /** The event moved to simulated now (a Health start two hours later), shape unchanged. */
   static byte[] rebase(JsonNode event, Instant now) throws IOException {
-    var copy = (ObjectNode) event.deepCopy();
-    copy.put("time", now.truncatedTo(ChronoUnit.SECONDS).toString());
-    if (copy.path("detail").has("startTime")) {
-      var rfc1123 = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
-      var detail = (ObjectNode) copy.get("detail");
-      detail.put("startTime", rfc1123.format(now.plus(Duration.ofHours(2))));
-      detail.put("endTime", rfc1123.format(now.plus(Duration.ofHours(4))));
-    }
-    return Json.MAPPER.writeValueAsBytes(copy);
+    return io.gpufleet.sim.SimEvents.rebase(event, now);
   }
 
   /** Invokes the handler the way the Lambda runtime does and returns its raw JSON answer. */
