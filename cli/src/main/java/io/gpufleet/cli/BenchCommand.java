@@ -219,7 +219,9 @@ final class BenchCommand {
       err.printf("bench drain-burst: %d events at once, %d ms API latency...%n", events, latencyMs);
       Instant start = time.now();
       var outcomes = new ArrayList<DrainOutcome>();
-      try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      // one platform thread per invocation, as Lambda gives every concurrent event its own
+      // environment (virtual threads would queue CPU-bound handlers behind each other)
+      try (var pool = Executors.newFixedThreadPool(events)) {
         var futures = new ArrayList<Future<List<DrainOutcome>>>();
         for (int i = 0; i < events; i++) {
           byte[] payload =

@@ -43,12 +43,11 @@ public final class FabricClusterGateway implements ClusterPort {
   public static final int DEFAULT_MAX_IN_FLIGHT = 256;
 
   private final KubernetesClient client;
-  private final Map<String, String> nodeNameByInstance = new ConcurrentHashMap<>();
   private final java.util.concurrent.Semaphore inFlight;
   private final Object listingLock = new Object();
   private final java.util.concurrent.atomic.AtomicLong listings =
       new java.util.concurrent.atomic.AtomicLong();
-  private volatile Map<String, NodeInfo> lastListed = Map.of();
+  private volatile Map<String, NodeInfo> lastListed = new ConcurrentHashMap<>();
 
   public FabricClusterGateway(KubernetesClient client) {
     this(client, DEFAULT_MAX_IN_FLIGHT);
@@ -68,20 +67,17 @@ public final class FabricClusterGateway implements ClusterPort {
     }
   }
 
+  /**
+   * From the last listing when the instance is in it (no request: the claim patch is guarded by
+   * resourceVersion, so a stale copy costs one 409 and a re-read), else from a fresh listing that
+   * concurrent lookups share.
+   */
   @Override
   public Optional<NodeInfo> findNodeByInstanceId(String instanceId) {
-    String suffix = "/" + instanceId;
-    String cached = nodeNameByInstance.get(instanceId);
-    if (cached != null) {
-      var node = getNode(cached);
-      if (node.isPresent()
-          && node.get().providerId() != null
-          && node.get().providerId().endsWith(suffix)) {
-        return node;
-      }
-      nodeNameByInstance.remove(instanceId);
+    NodeInfo known = lastListed.get(instanceId);
+    if (known != null) {
+      return Optional.of(known);
     }
-    // Single flight: concurrent lookups (a burst of events) share one listing of the nodes.
     long seen = listings.get();
     synchronized (listingLock) {
       if (listings.get() == seen) {
@@ -113,12 +109,11 @@ public final class FabricClusterGateway implements ClusterPort {
         if (pid != null) {
           String id = pid.substring(pid.lastIndexOf('/') + 1);
           listed.put(id, toNode(n));
-          nodeNameByInstance.put(id, n.getMetadata().getName());
         }
       }
       continueToken = page.getMetadata() == null ? null : page.getMetadata().getContinue();
     } while (continueToken != null && !continueToken.isEmpty());
-    lastListed = listed;
+    lastListed = new ConcurrentHashMap<>(listed);
   }
 
   @Override
@@ -160,13 +155,22 @@ public final class FabricClusterGateway implements ClusterPort {
     try {
       // Node patches bypass the in-flight limit: a cordon must not queue behind other drains'
       // evictions.
-      client
-          .nodes()
-          .withName(node.name())
-          .patch(PatchContext.of(PatchType.JSON_MERGE), Json.write(patch));
+      Node patched =
+          client
+              .nodes()
+              .withName(node.name())
+              .patch(PatchContext.of(PatchType.JSON_MERGE), Json.write(patch));
+      if (patched != null
+          && patched.getSpec() != null
+          && patched.getSpec().getProviderID() != null) {
+        String pid = patched.getSpec().getProviderID();
+        lastListed.computeIfPresent(
+            pid.substring(pid.lastIndexOf('/') + 1), (id, old) -> toNode(patched));
+      }
       return true;
     } catch (KubernetesClientException e) {
-      if (e.getCode() == 409) {
+      if (e.getCode() == 409 || e.getCode() == 404) {
+        // changed (or gone) since it was read: the caller re-reads
         return false;
       }
       throw unavailable("patch node " + node.name(), e);
