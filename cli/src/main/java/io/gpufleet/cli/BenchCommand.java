@@ -87,7 +87,7 @@ final class BenchCommand {
       seedNode(cluster, "bench-node", "i-0be0c0000000000a1", pods);
       seedNode(cluster, "baseline-node", "i-0be0c0000000000b2", pods);
       cluster.setLatency(Duration.ofMillis(latencyMs));
-      var service = service(client, time, 1);
+      var service = service(client, time);
       // warm the JVM paths once on a tiny node so the measurement is of the drain, not class
       // loading
       seedNode(cluster, "warm-node", "i-0be0c0000000000c3", 3);
@@ -208,7 +208,7 @@ final class BenchCommand {
       }
       cluster.setLatency(Duration.ofMillis(latencyMs));
       var metrics = MetricsSink.NONE;
-      var service = service(client, time, 1);
+      var service = service(client, time);
       var handler = new DrainHandler(service, metrics, time.clock());
       // warm the JVM paths once (class loading is what `bench cold` measures, not this)
       seedNode(cluster, "warm-node", "i-0be0c0000000000c3", 3);
@@ -257,7 +257,7 @@ final class BenchCommand {
                 .count();
       }
       err.println("bench drain-burst: baseline (one event after another, cordon only)...");
-      var seqService = service(client, time, 1);
+      var seqService = service(client, time);
       Instant seqStart = time.now();
       for (int i = 0; i < events; i++) {
         seqService.handle(
@@ -419,7 +419,7 @@ final class BenchCommand {
 
   // ---------------------------------------------------------------- shared
 
-  private static DrainService service(KubernetesClient client, SimTime time, int unused) {
+  private static DrainService service(KubernetesClient client, SimTime time) {
     var gateway = new FabricClusterGateway(client);
     var reporter = new DrainReporter(gateway, MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE);
     return new DrainService(

@@ -64,7 +64,7 @@ public final class Drainer {
     Instant allGone = awaitGone(nodeName, waitFor, evictUntil);
 
     if (!waitFor.isEmpty() || reports.values().stream().anyMatch(r -> !r.madeIt())) {
-      finishLeftovers(reports, waitFor, allGone == null);
+      finishLeftovers(reports, waitFor);
     }
     for (PodInfo p : selection.terminating()) {
       reports.putIfAbsent(
@@ -272,8 +272,7 @@ public final class Drainer {
   }
 
   /** At the deadline: force-delete what is left if configured, and label what did not make it. */
-  private void finishLeftovers(
-      Map<String, PodReport> reports, Map<String, PodInfo> waitFor, boolean timedOut) {
+  private void finishLeftovers(Map<String, PodReport> reports, Map<String, PodInfo> waitFor) {
     var stillThere = new HashSet<>(waitFor.keySet());
     if (settings.forceDeleteAtDeadline()) {
       for (var entry : reports.entrySet()) {
