@@ -22,8 +22,20 @@ public final class DrainHandler implements RequestStreamHandler {
   private final Clock clock;
 
   public DrainHandler() {
-    this(DrainWiring.fromEnvironment(), Clock.systemUTC());
+    this(wire(), Clock.systemUTC());
     DrainPriming.register(this);
+  }
+
+  /** Wiring on this thread, client-independent warm-up on another; both done on return. */
+  private static DrainWiring.Wired wire() {
+    Thread warmup = DrainWarmup.start();
+    try {
+      DrainWiring.Wired wired = DrainWiring.fromEnvironment();
+      wired.prime().run();
+      return wired;
+    } finally {
+      DrainWarmup.join(warmup);
+    }
   }
 
   private DrainHandler(DrainWiring.Wired wired, Clock clock) {

@@ -30,7 +30,8 @@ public final class DrainWiring {
 
   private DrainWiring() {}
 
-  public record Wired(DrainService service, MetricsSink metrics) {}
+  /** {@code prime} readies the cluster client's JSON paths without a request (init only). */
+  public record Wired(DrainService service, MetricsSink metrics, Runnable prime) {}
 
   public static Wired fromEnvironment() {
     Settings env = Settings.fromEnvironment();
@@ -69,7 +70,10 @@ public final class DrainWiring {
     MetricsSink metrics = new PowertoolsMetricsSink();
     var cluster = new FabricClusterGateway(kube);
     var reporter = new DrainReporter(cluster, metrics, publisher, Notifier.all(notifiers));
-    return new Wired(new DrainService(settings, cluster, reporter, clock, Sleeper.SYSTEM), metrics);
+    return new Wired(
+        new DrainService(settings, cluster, reporter, clock, Sleeper.SYSTEM),
+        metrics,
+        cluster::prime);
   }
 
   private static <T> Supplier<T> memoize(Supplier<T> supplier) {

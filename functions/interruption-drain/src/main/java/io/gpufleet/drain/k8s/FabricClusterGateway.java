@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.LabelSelectors;
 import io.gpufleet.drain.ClusterPort;
@@ -80,6 +81,86 @@ public final class FabricClusterGateway implements ClusterPort {
     this.client = client;
     this.inFlight = new java.util.concurrent.Semaphore(maxInFlight);
   }
+
+  /**
+   * Builds, without any request, what the first invocation's reads and writes need from the
+   * client's JSON mapper: deserializers for node, pod, PodDisruptionBudget and Event answers and
+   * serializers for evictions and events. No network, credentials, tokens, randomness or clock.
+   */
+  public void prime() {
+    prime(client.getKubernetesSerialization());
+  }
+
+  /** The same on any mapper (a throwaway one loads and compiles the classes in parallel). */
+  public static void prime(KubernetesSerialization json) {
+    GenericKubernetesResourceList pods =
+        json.unmarshal(SAMPLE_PODS, GenericKubernetesResourceList.class);
+    pods.getItems().forEach(FabricClusterGateway::toPod);
+    GenericKubernetesResourceList nodes =
+        json.unmarshal(SAMPLE_NODES, GenericKubernetesResourceList.class);
+    nodes.getItems().forEach(FabricClusterGateway::toNode);
+    json.unmarshal(json.asJson(nodes.getItems().get(0)), GenericKubernetesResource.class);
+    json.unmarshal(
+        "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudgetList\",\"items\":[]}",
+        io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetList.class);
+    json.asJson(
+        new EvictionBuilder()
+            .withNewMetadata()
+            .withName("prime")
+            .withNamespace("prime")
+            .endMetadata()
+            .withDeleteOptions(
+                new DeleteOptionsBuilder()
+                    .withGracePeriodSeconds(0L)
+                    .withPreconditions(new PreconditionsBuilder().withUid("prime").build())
+                    .build())
+            .build());
+    var event =
+        new EventBuilder()
+            .withNewMetadata()
+            .withName("prime")
+            .withNamespace("default")
+            .endMetadata()
+            .withInvolvedObject(
+                new ObjectReferenceBuilder()
+                    .withKind("Node")
+                    .withName("prime")
+                    .withApiVersion("v1")
+                    .build())
+            .withType("Normal")
+            .withReason("Prime")
+            .withMessage("prime")
+            .withNewSource()
+            .withComponent("gpufleet-interruption-drain")
+            .endSource()
+            .withFirstTimestamp("1970-01-01T00:00:00Z")
+            .withLastTimestamp("1970-01-01T00:00:00Z")
+            .withCount(1)
+            .build();
+    json.unmarshal(json.asJson(event), io.fabric8.kubernetes.api.model.Event.class);
+  }
+
+  private static final String SAMPLE_PODS =
+      """
+      {"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"1","continue":""},
+       "items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"n","uid":"u",
+       "resourceVersion":"1","creationTimestamp":"1970-01-01T00:00:00Z","labels":{"a":"b"},
+       "annotations":{"a":"b"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet",
+       "name":"r","uid":"u","controller":true,"blockOwnerDeletion":true}]},
+       "spec":{"nodeName":"n","priority":0,"priorityClassName":"c",
+       "terminationGracePeriodSeconds":30,"containers":[{"name":"c","image":"i"}]},
+       "status":{"phase":"Running"}}]}
+      """;
+
+  private static final String SAMPLE_NODES =
+      """
+      {"apiVersion":"v1","kind":"NodeList","metadata":{"resourceVersion":"1"},
+       "items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n","uid":"u",
+       "resourceVersion":"1","labels":{"a":"b"},"annotations":{"a":"b"}},
+       "spec":{"providerID":"aws:///z/i-0","unschedulable":true,
+       "taints":[{"key":"k","value":"v","effect":"NoSchedule"}]},
+       "status":{"conditions":[{"type":"Ready","status":"True"}]}}]}
+      """;
 
   private <T> T limited(Supplier<T> call) {
     inFlight.acquireUninterruptibly();
