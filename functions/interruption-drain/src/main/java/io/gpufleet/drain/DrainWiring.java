@@ -30,8 +30,12 @@ public final class DrainWiring {
 
   private DrainWiring() {}
 
-  /** {@code prime} readies the cluster client's JSON paths without a request (init only). */
-  public record Wired(DrainService service, MetricsSink metrics, Runnable prime) {}
+  /**
+   * {@code prime} readies the cluster client's JSON paths without a request (init only); {@code
+   * client} is closed only by one-shot local runs (a Lambda environment keeps it).
+   */
+  public record Wired(
+      DrainService service, MetricsSink metrics, Runnable prime, AutoCloseable client) {}
 
   public static Wired fromEnvironment() {
     Settings env = Settings.fromEnvironment();
@@ -73,7 +77,8 @@ public final class DrainWiring {
     return new Wired(
         new DrainService(settings, cluster, reporter, clock, Sleeper.SYSTEM),
         metrics,
-        cluster::prime);
+        cluster::prime,
+        kube);
   }
 
   private static <T> Supplier<T> memoize(Supplier<T> supplier) {
