@@ -23,9 +23,11 @@ final class DrainWarmup {
 
   static void run() {
     try {
-      LoggerFactory.getLogger(DrainHandler.class);
+      // Jackson first: the main thread initialises logging at once (the client's configuration
+      // logs), and two threads starting on it would just wait for each other
       DrainPriming.prime(new EventDecoder());
       FabricClusterGateway.prime(new KubernetesSerialization());
+      LoggerFactory.getLogger(DrainHandler.class);
     } catch (RuntimeException | LinkageError e) {
       // only a head start: whatever fails here fails (and is reported) on the main path
     }
