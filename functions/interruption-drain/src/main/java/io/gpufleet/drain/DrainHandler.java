@@ -20,20 +20,39 @@ public final class DrainHandler implements RequestStreamHandler {
   private final DrainService service;
   private final MetricsSink metrics;
   private final Clock clock;
+  private final AutoCloseable resources;
 
   public DrainHandler() {
-    this(DrainWiring.fromEnvironment(), Clock.systemUTC());
+    this(wire(), Clock.systemUTC());
     DrainPriming.register(this);
   }
 
+  /** Wiring on this thread, client-independent warm-up on another; both done on return. */
+  private static DrainWiring.Wired wire() {
+    Thread warmup = DrainWarmup.start();
+    try {
+      DrainWiring.Wired wired = DrainWiring.fromEnvironment();
+      wired.prime().run();
+      return wired;
+    } finally {
+      DrainWarmup.join(warmup);
+    }
+  }
+
   private DrainHandler(DrainWiring.Wired wired, Clock clock) {
-    this(wired.service(), wired.metrics(), clock);
+    this(wired.service(), wired.metrics(), clock, wired.client());
   }
 
   public DrainHandler(DrainService service, MetricsSink metrics, Clock clock) {
+    this(service, metrics, clock, null);
+  }
+
+  private DrainHandler(
+      DrainService service, MetricsSink metrics, Clock clock, AutoCloseable resources) {
     this.service = service;
     this.metrics = metrics;
     this.clock = clock;
+    this.resources = resources;
   }
 
   @Override
@@ -49,6 +68,20 @@ public final class DrainHandler implements RequestStreamHandler {
       output.write(Json.MAPPER.writeValueAsBytes(outcomes));
     } finally {
       metrics.flush();
+    }
+  }
+
+  /**
+   * One-shot local runs only ({@link LocalInvoke}): closes the cluster client, whose HTTP selector
+   * thread would otherwise sit in native code and hold up JVM exit by ~0.3 s.
+   */
+  void close() {
+    if (resources != null) {
+      try {
+        resources.close();
+      } catch (Exception e) {
+        System.err.println("gpufleet: could not close the cluster client: " + e);
+      }
     }
   }
 

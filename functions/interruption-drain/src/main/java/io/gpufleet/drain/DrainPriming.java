@@ -32,7 +32,11 @@ final class DrainPriming implements Resource {
 
   @Override
   public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
-    EventDecoder decoder = handler.decoder();
+    prime(handler.decoder());
+  }
+
+  /** The read-only paths every invocation takes (also run on the init warm-up thread). */
+  static void prime(EventDecoder decoder) {
     decoder.decode(SAMPLE.getBytes(StandardCharsets.UTF_8));
     var outcome =
         DrainOutcome.simple(

@@ -30,7 +30,12 @@ public final class DrainWiring {
 
   private DrainWiring() {}
 
-  public record Wired(DrainService service, MetricsSink metrics) {}
+  /**
+   * {@code prime} readies the cluster client's JSON paths without a request (init only); {@code
+   * client} is closed only by one-shot local runs (a Lambda environment keeps it).
+   */
+  public record Wired(
+      DrainService service, MetricsSink metrics, Runnable prime, AutoCloseable client) {}
 
   public static Wired fromEnvironment() {
     Settings env = Settings.fromEnvironment();
@@ -69,7 +74,11 @@ public final class DrainWiring {
     MetricsSink metrics = new PowertoolsMetricsSink();
     var cluster = new FabricClusterGateway(kube);
     var reporter = new DrainReporter(cluster, metrics, publisher, Notifier.all(notifiers));
-    return new Wired(new DrainService(settings, cluster, reporter, clock, Sleeper.SYSTEM), metrics);
+    return new Wired(
+        new DrainService(settings, cluster, reporter, clock, Sleeper.SYSTEM),
+        metrics,
+        cluster::prime,
+        kube);
   }
 
   private static <T> Supplier<T> memoize(Supplier<T> supplier) {

@@ -5,9 +5,20 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientImpl;
+import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.InetAddress;
+import java.net.ProxySelector;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.eks.EksClient;
@@ -70,7 +81,106 @@ public final class KubeClients {
     }
     return new KubernetesClientBuilder()
         .withConfig(config)
-        .withHttpClientFactory(new JdkHttpClientFactory())
+        .withHttpClientFactory(new ClosingJdkHttpClientFactory())
         .build();
+  }
+
+  /**
+   * fabric8 closes a JDK client by stopping its executor only; the JDK client's selector thread
+   * then idles in native code until the client is garbage collected, and a one-shot JVM's exit
+   * waits (~0.3 s) for such threads. This factory also shuts the JDK client down on close (derived
+   * fabric8 clients share the JDK client and its closed state, so this is the same lifecycle).
+   */
+  static final class ClosingJdkHttpClientFactory extends JdkHttpClientFactory {
+    private final List<java.net.http.HttpClient> built = new CopyOnWriteArrayList<>();
+
+    @Override
+    protected java.net.http.HttpClient.Builder createNewHttpClientBuilder() {
+      return new RecordingBuilder(super.createNewHttpClientBuilder(), built);
+    }
+
+    @Override
+    protected void closeHttpClient(JdkHttpClientImpl client) {
+      super.closeHttpClient(client);
+      built.forEach(java.net.http.HttpClient::shutdownNow);
+    }
+  }
+
+  private record RecordingBuilder(
+      java.net.http.HttpClient.Builder delegate, List<java.net.http.HttpClient> built)
+      implements java.net.http.HttpClient.Builder {
+    @Override
+    public java.net.http.HttpClient.Builder cookieHandler(CookieHandler cookieHandler) {
+      delegate.cookieHandler(cookieHandler);
+      return this;
+    }
+
+    @Override
+    public java.net.http.HttpClient.Builder connectTimeout(Duration duration) {
+      delegate.connectTimeout(duration);
+      return this;
+    }
+
+    @Override
+    public java.net.http.HttpClient.Builder sslContext(SSLContext sslContext) {
+      delegate.sslContext(sslContext);
+      return this;
+    }
+
+    @Override
+    public java.net.http.HttpClient.Builder sslParameters(SSLParameters sslParameters) {
+      delegate.sslParameters(sslParameters);
+      return this;
+    }
+
+    @Override
+    public java.net.http.HttpClient.Builder executor(Executor executor) {
+      delegate.executor(executor);
+      return this;
+    }
+
+    @Override
+    public java.net.http.HttpClient.Builder followRedirects(
+        java.net.http.HttpClient.Redirect policy) {
+      delegate.followRedirects(policy);
+      return this;
+    }
+
+    @Override
+    public java.net.http.HttpClient.Builder version(java.net.http.HttpClient.Version version) {
+      delegate.version(version);
+      return this;
+    }
+
+    @Override
+    public java.net.http.HttpClient.Builder priority(int priority) {
+      delegate.priority(priority);
+      return this;
+    }
+
+    @Override
+    public java.net.http.HttpClient.Builder proxy(ProxySelector proxySelector) {
+      delegate.proxy(proxySelector);
+      return this;
+    }
+
+    @Override
+    public java.net.http.HttpClient.Builder authenticator(Authenticator authenticator) {
+      delegate.authenticator(authenticator);
+      return this;
+    }
+
+    @Override
+    public java.net.http.HttpClient.Builder localAddress(InetAddress localAddr) {
+      delegate.localAddress(localAddr);
+      return this;
+    }
+
+    @Override
+    public java.net.http.HttpClient build() {
+      java.net.http.HttpClient client = delegate.build();
+      built.add(client);
+      return client;
+    }
   }
 }

@@ -2,19 +2,20 @@ package io.gpufleet.drain.k8s;
 
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.EventBuilder;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeList;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PreconditionsBuilder;
-import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.LabelSelectors;
 import io.gpufleet.drain.ClusterPort;
@@ -42,6 +43,29 @@ public final class FabricClusterGateway implements ClusterPort {
   /** Requests in flight at once across all drains of this container (bounds connections). */
   public static final int DEFAULT_MAX_IN_FLIGHT = 256;
 
+  /**
+   * Nodes and pods are read as generic resources (maps) and mapped field by field: the typed
+   * Node/Pod models cost a cold JVM hundreds of milliseconds of deserializer construction for the
+   * handful of fields the drain uses.
+   */
+  static final ResourceDefinitionContext NODES =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("")
+          .withVersion("v1")
+          .withKind("Node")
+          .withPlural("nodes")
+          .withNamespaced(false)
+          .build();
+
+  static final ResourceDefinitionContext PODS =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("")
+          .withVersion("v1")
+          .withKind("Pod")
+          .withPlural("pods")
+          .withNamespaced(true)
+          .build();
+
   private final KubernetesClient client;
   private final java.util.concurrent.Semaphore inFlight;
   private final Object listingLock = new Object();
@@ -57,6 +81,86 @@ public final class FabricClusterGateway implements ClusterPort {
     this.client = client;
     this.inFlight = new java.util.concurrent.Semaphore(maxInFlight);
   }
+
+  /**
+   * Builds, without any request, what the first invocation's reads and writes need from the
+   * client's JSON mapper: deserializers for node, pod, PodDisruptionBudget and Event answers and
+   * serializers for evictions and events. No network, credentials, tokens, randomness or clock.
+   */
+  public void prime() {
+    prime(client.getKubernetesSerialization());
+  }
+
+  /** The same on any mapper (a throwaway one loads and compiles the classes in parallel). */
+  public static void prime(KubernetesSerialization json) {
+    GenericKubernetesResourceList pods =
+        json.unmarshal(SAMPLE_PODS, GenericKubernetesResourceList.class);
+    pods.getItems().forEach(FabricClusterGateway::toPod);
+    GenericKubernetesResourceList nodes =
+        json.unmarshal(SAMPLE_NODES, GenericKubernetesResourceList.class);
+    nodes.getItems().forEach(FabricClusterGateway::toNode);
+    json.unmarshal(json.asJson(nodes.getItems().get(0)), GenericKubernetesResource.class);
+    json.unmarshal(
+        "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudgetList\",\"items\":[]}",
+        io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetList.class);
+    json.asJson(
+        new EvictionBuilder()
+            .withNewMetadata()
+            .withName("prime")
+            .withNamespace("prime")
+            .endMetadata()
+            .withDeleteOptions(
+                new DeleteOptionsBuilder()
+                    .withGracePeriodSeconds(0L)
+                    .withPreconditions(new PreconditionsBuilder().withUid("prime").build())
+                    .build())
+            .build());
+    var event =
+        new EventBuilder()
+            .withNewMetadata()
+            .withName("prime")
+            .withNamespace("default")
+            .endMetadata()
+            .withInvolvedObject(
+                new ObjectReferenceBuilder()
+                    .withKind("Node")
+                    .withName("prime")
+                    .withApiVersion("v1")
+                    .build())
+            .withType("Normal")
+            .withReason("Prime")
+            .withMessage("prime")
+            .withNewSource()
+            .withComponent("gpufleet-interruption-drain")
+            .endSource()
+            .withFirstTimestamp("1970-01-01T00:00:00Z")
+            .withLastTimestamp("1970-01-01T00:00:00Z")
+            .withCount(1)
+            .build();
+    json.unmarshal(json.asJson(event), io.fabric8.kubernetes.api.model.Event.class);
+  }
+
+  private static final String SAMPLE_PODS =
+      """
+      {"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"1","continue":""},
+       "items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"n","uid":"u",
+       "resourceVersion":"1","creationTimestamp":"1970-01-01T00:00:00Z","labels":{"a":"b"},
+       "annotations":{"a":"b"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet",
+       "name":"r","uid":"u","controller":true,"blockOwnerDeletion":true}]},
+       "spec":{"nodeName":"n","priority":0,"priorityClassName":"c",
+       "terminationGracePeriodSeconds":30,"containers":[{"name":"c","image":"i"}]},
+       "status":{"phase":"Running"}}]}
+      """;
+
+  private static final String SAMPLE_NODES =
+      """
+      {"apiVersion":"v1","kind":"NodeList","metadata":{"resourceVersion":"1"},
+       "items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n","uid":"u",
+       "resourceVersion":"1","labels":{"a":"b"},"annotations":{"a":"b"}},
+       "spec":{"providerID":"aws:///z/i-0","unschedulable":true,
+       "taints":[{"key":"k","value":"v","effect":"NoSchedule"}]},
+       "status":{"conditions":[{"type":"Ready","status":"True"}]}}]}
+      """;
 
   private <T> T limited(Supplier<T> call) {
     inFlight.acquireUninterruptibly();
@@ -93,19 +197,19 @@ public final class FabricClusterGateway implements ClusterPort {
     String continueToken = null;
     do {
       String token = continueToken;
-      NodeList page =
+      GenericKubernetesResourceList page =
           read(
               "list nodes",
               () ->
                   client
-                      .nodes()
+                      .genericKubernetesResources(NODES)
                       .list(
                           new io.fabric8.kubernetes.api.model.ListOptionsBuilder()
                               .withLimit((long) PAGE)
                               .withContinue(token)
                               .build()));
-      for (Node n : page.getItems()) {
-        String pid = n.getSpec() == null ? null : n.getSpec().getProviderID();
+      for (GenericKubernetesResource n : page.getItems()) {
+        String pid = providerId(n);
         if (pid != null) {
           String id = pid.substring(pid.lastIndexOf('/') + 1);
           listed.put(id, toNode(n));
@@ -118,7 +222,10 @@ public final class FabricClusterGateway implements ClusterPort {
 
   @Override
   public Optional<NodeInfo> getNode(String name) {
-    Node node = read("get node " + name, () -> client.nodes().withName(name).get());
+    GenericKubernetesResource node =
+        read(
+            "get node " + name,
+            () -> client.genericKubernetesResources(NODES).withName(name).get());
     return Optional.ofNullable(node).map(FabricClusterGateway::toNode);
   }
 
@@ -155,15 +262,13 @@ public final class FabricClusterGateway implements ClusterPort {
     try {
       // Node patches bypass the in-flight limit: a cordon must not queue behind other drains'
       // evictions.
-      Node patched =
+      GenericKubernetesResource patched =
           client
-              .nodes()
+              .genericKubernetesResources(NODES)
               .withName(node.name())
               .patch(PatchContext.of(PatchType.JSON_MERGE), Json.write(patch));
-      if (patched != null
-          && patched.getSpec() != null
-          && patched.getSpec().getProviderID() != null) {
-        String pid = patched.getSpec().getProviderID();
+      if (patched != null && providerId(patched) != null) {
+        String pid = providerId(patched);
         lastListed.computeIfPresent(
             pid.substring(pid.lastIndexOf('/') + 1), (id, old) -> toNode(patched));
       }
@@ -192,7 +297,12 @@ public final class FabricClusterGateway implements ClusterPort {
     var list =
         read(
             "list pods on " + nodeName,
-            () -> client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list());
+            () ->
+                client
+                    .genericKubernetesResources(PODS)
+                    .inAnyNamespace()
+                    .withField("spec.nodeName", nodeName)
+                    .list());
     return list.getItems().stream().map(FabricClusterGateway::toPod).toList();
   }
 
@@ -337,28 +447,34 @@ public final class FabricClusterGateway implements ClusterPort {
     return v == null ? "?" : v.getIntVal() != null ? v.getIntVal().toString() : v.getStrVal();
   }
 
-  static NodeInfo toNode(Node n) {
-    var spec = n.getSpec();
+  static NodeInfo toNode(GenericKubernetesResource n) {
+    Map<String, Object> spec = map(n.getAdditionalProperties().get("spec"));
     List<NodeInfo.Taint> taints =
-        spec == null || spec.getTaints() == null
+        spec == null || !(spec.get("taints") instanceof List<?> list)
             ? List.of()
-            : spec.getTaints().stream().map(FabricClusterGateway::toTaint).toList();
+            : list.stream().map(t -> toTaint(map(t))).toList();
     return new NodeInfo(
         n.getMetadata().getName(),
-        spec == null ? null : spec.getProviderID(),
+        spec == null ? null : string(spec.get("providerID")),
         n.getMetadata().getResourceVersion(),
-        spec != null && Boolean.TRUE.equals(spec.getUnschedulable()),
+        spec != null && Boolean.TRUE.equals(spec.get("unschedulable")),
         taints,
         n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels(),
         n.getMetadata().getAnnotations() == null ? Map.of() : n.getMetadata().getAnnotations());
   }
 
-  private static NodeInfo.Taint toTaint(Taint t) {
-    return new NodeInfo.Taint(t.getKey(), t.getValue(), t.getEffect());
+  private static String providerId(GenericKubernetesResource n) {
+    Map<String, Object> spec = map(n.getAdditionalProperties().get("spec"));
+    return spec == null ? null : string(spec.get("providerID"));
   }
 
-  static PodInfo toPod(Pod p) {
-    var meta = p.getMetadata();
+  private static NodeInfo.Taint toTaint(Map<String, Object> t) {
+    return new NodeInfo.Taint(
+        string(t.get("key")), string(t.get("value")), string(t.get("effect")));
+  }
+
+  static PodInfo toPod(GenericKubernetesResource p) {
+    ObjectMeta meta = p.getMetadata();
     List<OwnerReference> owners =
         meta.getOwnerReferences() == null ? List.of() : meta.getOwnerReferences();
     String ownerKind =
@@ -370,19 +486,31 @@ public final class FabricClusterGateway implements ClusterPort {
     boolean mirror =
         meta.getAnnotations() != null
             && meta.getAnnotations().containsKey("kubernetes.io/config.mirror");
-    var spec = p.getSpec();
+    Map<String, Object> spec = map(p.getAdditionalProperties().get("spec"));
+    Map<String, Object> status = map(p.getAdditionalProperties().get("status"));
     return new PodInfo(
         meta.getNamespace(),
         meta.getName(),
         meta.getUid(),
-        p.getStatus() == null ? null : p.getStatus().getPhase(),
+        status == null ? null : string(status.get("phase")),
         ownerKind,
         mirror,
         meta.getDeletionTimestamp() != null,
-        spec == null ? null : spec.getPriorityClassName(),
-        spec == null ? null : spec.getPriority(),
-        spec == null ? null : spec.getTerminationGracePeriodSeconds(),
+        spec == null ? null : string(spec.get("priorityClassName")),
+        spec == null || !(spec.get("priority") instanceof Number n) ? null : n.intValue(),
+        spec == null || !(spec.get("terminationGracePeriodSeconds") instanceof Number n)
+            ? null
+            : n.longValue(),
         meta.getLabels() == null ? Map.of() : meta.getLabels());
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> map(Object value) {
+    return value instanceof Map<?, ?> m ? (Map<String, Object>) m : null;
+  }
+
+  private static String string(Object value) {
+    return value == null ? null : value.toString();
   }
 
   /** Reads are idempotent: transport errors, 429 and 5xx are retried briefly before giving up. */
