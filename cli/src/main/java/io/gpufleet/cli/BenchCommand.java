@@ -10,10 +10,9 @@ import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.core.outcome.Notifier;
 import io.gpufleet.drain.DrainHandler;
-import io.gpufleet.drain.DrainReporter;
 import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
-import io.gpufleet.drain.k8s.FabricClusterGateway;
+import io.gpufleet.drain.DrainWiring;
 import io.gpufleet.drain.model.DrainKind;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.sim.SimCluster;
@@ -420,10 +419,14 @@ final class BenchCommand {
   // ---------------------------------------------------------------- shared
 
   private static DrainService service(KubernetesClient client, SimTime time) {
-    var gateway = new FabricClusterGateway(client);
-    var reporter = new DrainReporter(gateway, MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE);
-    return new DrainService(
-        DrainSettings.defaults("bench"), gateway, reporter, time.clock(), time.sleeper());
+    return DrainWiring.service(
+        client,
+        DrainSettings.defaults("bench"),
+        MetricsSink.NONE,
+        EventPublisher.NONE,
+        Notifier.NONE,
+        time.clock(),
+        time.sleeper());
   }
 
   static void seedNode(SimCluster cluster, String node, String instance, int pods) {

@@ -13,9 +13,8 @@ import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.core.outcome.Notifier;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.DrainReporter;
-import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
-import io.gpufleet.drain.k8s.FabricClusterGateway;
+import io.gpufleet.drain.DrainWiring;
 import io.gpufleet.drain.model.DrainKind;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DryRunReport;
@@ -77,11 +76,15 @@ final class DrainCommand {
     DrainSettings settings = DrainSettings.from(new Settings(env));
 
     try (KubernetesClient client = connect(args, clusterName)) {
-      var gateway = new FabricClusterGateway(client);
-      var reporter =
-          new DrainReporter(gateway, MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE);
       var service =
-          new DrainService(settings, gateway, reporter, Clock.systemUTC(), Sleeper.SYSTEM);
+          DrainWiring.service(
+              client,
+              settings,
+              MetricsSink.NONE,
+              EventPublisher.NONE,
+              Notifier.NONE,
+              Clock.systemUTC(),
+              Sleeper.SYSTEM);
       if (args.flag("dry-run")) {
         DryRunReport report = service.dryRun(instance);
         if (args.flag("json")) {

@@ -7,10 +7,8 @@ import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.drain.DrainHandler;
-import io.gpufleet.drain.DrainReporter;
-import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
-import io.gpufleet.drain.k8s.FabricClusterGateway;
+import io.gpufleet.drain.DrainWiring;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.Recorders;
@@ -70,12 +68,13 @@ final class SimulateCommand {
       var publisher = new Recorders.RecordingPublisher();
       var notifier = new Recorders.RecordingNotifier();
       var metrics = new Recorders.RecordingMetrics();
-      var gateway = new FabricClusterGateway(client);
       var service =
-          new DrainService(
+          DrainWiring.service(
+              client,
               DrainSettings.defaults(DemoFleet.CLUSTER),
-              gateway,
-              new DrainReporter(gateway, metrics, publisher, notifier),
+              metrics,
+              publisher,
+              notifier,
               time.clock(),
               time.sleeper());
       var drain = new DrainHandler(service, metrics, time.clock());

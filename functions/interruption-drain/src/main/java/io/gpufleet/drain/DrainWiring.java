@@ -81,6 +81,23 @@ public final class DrainWiring {
         kube);
   }
 
+  /**
+   * A drain service over a Kubernetes client with the given outcome sinks: the wiring the CLI,
+   * simulate, the benchmarks and the tests share (the Lambda adds AWS sinks in fromEnvironment).
+   */
+  public static DrainService service(
+      KubernetesClient kube,
+      DrainSettings settings,
+      MetricsSink metrics,
+      EventPublisher publisher,
+      Notifier notifier,
+      Clock clock,
+      Sleeper sleeper) {
+    var cluster = new FabricClusterGateway(kube);
+    var reporter = new DrainReporter(cluster, metrics, publisher, notifier);
+    return new DrainService(settings, cluster, reporter, clock, sleeper);
+  }
+
   private static <T> Supplier<T> memoize(Supplier<T> supplier) {
     return new Supplier<>() {
       private T value;

@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.event.DecodeResult;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.event.FleetEvent;
-import io.gpufleet.drain.k8s.FabricClusterGateway;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
@@ -37,9 +36,9 @@ final class DrainFixture implements AutoCloseable {
 
   void use(DrainSettings newSettings) {
     this.settings = newSettings;
-    var gateway = new FabricClusterGateway(client);
-    var reporter = new DrainReporter(gateway, metrics, publisher, notifier);
-    this.service = new DrainService(settings, gateway, reporter, time.clock(), time.sleeper());
+    this.service =
+        DrainWiring.service(
+            client, settings, metrics, publisher, notifier, time.clock(), time.sleeper());
   }
 
   Instant hardStop() {

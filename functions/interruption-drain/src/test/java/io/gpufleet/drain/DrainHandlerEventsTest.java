@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
-import io.gpufleet.drain.k8s.FabricClusterGateway;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DrainOutcome.Status;
 import io.gpufleet.drain.model.PodReport;
@@ -69,12 +68,13 @@ class DrainHandlerEventsTest {
     cluster = SimCluster.start(time);
     client = cluster.newClient();
     DemoFleet.populate(cluster);
-    var gateway = new FabricClusterGateway(client);
     var service =
-        new DrainService(
+        DrainWiring.service(
+            client,
             DrainSettings.defaults(DemoFleet.CLUSTER),
-            gateway,
-            new DrainReporter(gateway, metrics, publisher, notifier),
+            metrics,
+            publisher,
+            notifier,
             time.clock(),
             time.sleeper());
     handler = new DrainHandler(service, metrics, time.clock());
