@@ -31,10 +31,31 @@ CACHE_ROOT="${GPUFLEET_K8S_CACHE:-$HOME/.cache/gpufleet/k8s}"
 OUT="$CACHE_ROOT/$KEY"
 BIN="$OUT/bin"
 
+KWOK_STAGES=kwok-stages.yaml
 complete() {
   local b
   for b in "${BINARIES[@]}"; do [ -x "$BIN/$b" ] || return 1; done
-  [ -f "$OUT/versions.txt" ]
+  [ -f "$BIN/$KWOK_STAGES" ] && [ -f "$OUT/versions.txt" ]
+}
+
+# kwok runs only the lifecycle stages it is given: take the "fast" node and pod stages (Ready at
+# once, deleted as soon as marked for deletion) and the lease heartbeat from its module, as its
+# own kwokctl does.
+write_kwok_stages() {
+  local dir
+  dir="$(cd "${TMPDIR:-/tmp}" && GOFLAGS=-mod=mod "$GO" mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" \
+    | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  local stage="$dir/kustomize/stage" f first=1
+  {
+    for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+      pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+      [ -f "$stage/$f" ] || { echo "k8s-bins: kwok $KWOK_VERSION has no $f" >&2; return 1; }
+      [ $first = 1 ] || echo "---"
+      first=0
+      cat "$stage/$f"
+    done
+  } >"$1.tmp"
+  mv "$1.tmp" "$1"
 }
 
 if [ "${1:-}" = "--check" ]; then
@@ -46,6 +67,15 @@ mkdir -p "$CACHE_ROOT"
 # One build at a time per cache directory (several test JVMs or CI steps may ask at once).
 exec 9>"$CACHE_ROOT/$KEY.lock"
 flock 9
+
+binaries_present() {
+  local b
+  for b in "${BINARIES[@]}"; do [ -x "$BIN/$b" ] || return 1; done
+  [ -f "$OUT/versions.txt" ]
+}
+if binaries_present && [ ! -f "$BIN/$KWOK_STAGES" ]; then
+  write_kwok_stages "$BIN/$KWOK_STAGES"
+fi
 
 if complete; then
   echo "k8s-bins: cached in $BIN (kubernetes $K8S_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION)" >&2
@@ -118,6 +148,8 @@ step=$(date +%s)
 mkdir -p "$WORK/kwok"
 (cd "$WORK/kwok" && GOBIN="$STAGE" build install -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION")
 echo "k8s-bins: kwok built in $(elapsed "$step") s" >&2
+
+write_kwok_stages "$STAGE/$KWOK_STAGES"
 
 total=$(elapsed "$started")
 mkdir -p "$OUT"

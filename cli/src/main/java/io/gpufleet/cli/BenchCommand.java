@@ -56,13 +56,15 @@ final class BenchCommand {
             "bench " + name,
             argv.subList(1, argv.size()),
             Set.of("pods", "latency-ms", "events", "runs"),
-            Set.of());
+            Set.of("real"));
     Map<String, Object> result =
         switch (name) {
           case "drain" ->
-              drain(
-                  (int) args.number("pods", 110, 1, 5000),
-                  (int) args.number("latency-ms", 20, 0, 1000));
+              args.flag("real")
+                  ? new RealDrainBench(err).run(args)
+                  : drain(
+                      (int) args.number("pods", 110, 1, 5000),
+                      (int) args.number("latency-ms", 20, 0, 1000));
           case "drain-burst" ->
               burst(
                   (int) args.number("events", 200, 1, 2000),
@@ -133,7 +135,7 @@ final class BenchCommand {
   }
 
   /** client-go's default: QPS 5, burst 10, one eviction after another. */
-  private static long sequentialBaseline(KubernetesClient client, String node, int pods)
+  static long sequentialBaseline(KubernetesClient client, String node, int pods)
       throws InterruptedException {
     var limiter = new TokenBucket(5, 10);
     long start = System.nanoTime();

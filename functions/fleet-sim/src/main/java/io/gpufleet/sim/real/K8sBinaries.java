@@ -17,6 +17,7 @@ public record K8sBinaries(Path dir) {
   public static final String PROPERTY = "gpufleet.k8s.bin";
   public static final String ENV = "GPUFLEET_K8S_BIN";
   public static final Path SCRIPT = Path.of("scripts", "k8s-bins.sh");
+  static final String KWOK_STAGES = "kwok-stages.yaml";
   static final List<String> NAMES =
       List.of("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok");
 
@@ -40,9 +41,19 @@ public record K8sBinaries(Path dir) {
     return dir.resolve("kwok");
   }
 
+  /** The node and pod lifecycle stages kwok runs (written by the build script). */
+  public Path kwokStages() {
+    return dir.resolve(KWOK_STAGES);
+  }
+
   /** Resolves the directory as described above; every failure says what to do. */
   public static K8sBinaries locate() {
     return locate(System.getProperty(PROPERTY), System.getenv(ENV), Path.of(""));
+  }
+
+  /** The same, looking for the build script from {@code directory} upwards. */
+  public static K8sBinaries locate(Path directory) {
+    return locate(System.getProperty(PROPERTY), System.getenv(ENV), directory);
   }
 
   static K8sBinaries locate(String property, String env, Path workingDirectory) {
@@ -76,7 +87,11 @@ public record K8sBinaries(Path dir) {
   }
 
   private static K8sBinaries verified(Path dir, String source) {
-    var missing = NAMES.stream().filter(n -> !Files.isExecutable(dir.resolve(n))).toList();
+    List<String> missing = NAMES.stream().filter(n -> !Files.isExecutable(dir.resolve(n))).toList();
+    if (!Files.isRegularFile(dir.resolve(KWOK_STAGES))) {
+      missing = new ArrayList<>(missing);
+      missing.add(KWOK_STAGES);
+    }
     if (!missing.isEmpty()) {
       throw new IllegalStateException(
           source

@@ -336,8 +336,11 @@ public final class RealCluster implements AutoCloseable {
                   "--service-account-signing-key-file=" + pki.serviceAccountKey(),
                   "--service-cluster-ip-range=10.96.0.0/16",
                   // No kubelets mint service account tokens here, and a pod created before the
-                  // namespace's default service account exists would be refused.
-                  "--disable-admission-plugins=ServiceAccount",
+                  // namespace's default service account exists would be refused. New nodes would
+                  // get a not-ready NoSchedule taint that only the node lifecycle controller
+                  // removes; that controller is not run (it would taint kwok nodes whose
+                  // heartbeats lag on a busy machine), so that admission plugin is off too.
+                  "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
                   "--endpoint-reconciler-type=none",
                   "--audit-policy-file=" + auditPolicy,
                   "--audit-log-path=" + workDir.resolve(AUDIT_LOG),
@@ -395,6 +398,8 @@ public final class RealCluster implements AutoCloseable {
               List.of(
                   bin.kwok().toString(),
                   "--kubeconfig=" + kubeconfig,
+                  "--config=" + bin.kwokStages(),
+                  "--node-lease-duration-seconds=40",
                   "--manage-all-nodes=false",
                   "--manage-nodes-with-annotation-selector="
                       + KwokNodes.MANAGED_ANNOTATION
@@ -614,11 +619,25 @@ public final class RealCluster implements AutoCloseable {
    * timeout}. For waiting on what controllers do (there is no event to wait on for most of it).
    */
   public static void await(String what, Duration timeout, BooleanSupplier condition) {
+    await(what, timeout, condition, () -> "");
+  }
+
+  /** The same; {@code state} describes what was seen last when it times out. */
+  public static void await(
+      String what,
+      Duration timeout,
+      BooleanSupplier condition,
+      java.util.function.Supplier<String> state) {
     Instant deadline = Instant.now().plus(timeout);
     while (!condition.getAsBoolean()) {
       if (Instant.now().isAfter(deadline)) {
+        String seen = state.get();
         throw new AssertionError(
-            "timed out after " + timeout.toSeconds() + " s waiting for " + what);
+            "timed out after "
+                + timeout.toSeconds()
+                + " s waiting for "
+                + what
+                + (seen.isEmpty() ? "" : "; last seen: " + seen));
       }
       try {
         Thread.sleep(POLL);

@@ -262,8 +262,37 @@ public final class RealNamespace implements AutoCloseable {
           var ready = readyPods(labels);
           found.set(ready);
           return ready.size() == count;
-        });
+        },
+        () -> describePods(labels));
     return found.get();
+  }
+
+  /** One line per matching pod: name, phase, node, conditions (for timeout messages). */
+  public String describePods(Map<String, String> labels) {
+    var out = new StringBuilder();
+    for (Pod p : client().pods().inNamespace(name).withLabels(labels).list().getItems()) {
+      out.append("\n  ")
+          .append(p.getMetadata().getName())
+          .append(" node=")
+          .append(p.getSpec().getNodeName())
+          .append(" deleting=")
+          .append(p.getMetadata().getDeletionTimestamp() != null);
+      if (p.getStatus() != null) {
+        out.append(" phase=").append(p.getStatus().getPhase());
+        if (p.getStatus().getConditions() != null) {
+          p.getStatus()
+              .getConditions()
+              .forEach(
+                  c ->
+                      out.append(' ')
+                          .append(c.getType())
+                          .append('=')
+                          .append(c.getStatus())
+                          .append(c.getMessage() == null ? "" : "(" + c.getMessage() + ")"));
+        }
+      }
+    }
+    return out.toString();
   }
 
   /** Pods (of any namespace) bound to {@code nodeName}, including terminating ones. */
