@@ -32,26 +32,31 @@ OUT="$CACHE_ROOT/$KEY"
 BIN="$OUT/bin"
 
 KWOK_STAGES=kwok-stages.yaml
+STAGES_RECIPE="# gpufleet kwok stages 2: node fast + lease heartbeat, pod general"
 complete() {
   local b
   for b in "${BINARIES[@]}"; do [ -x "$BIN/$b" ] || return 1; done
-  [ -f "$BIN/$KWOK_STAGES" ] && [ -f "$OUT/versions.txt" ]
+  stages_current "$BIN/$KWOK_STAGES" && [ -f "$OUT/versions.txt" ]
 }
+stages_current() { [ -f "$1" ] && [ "$(head -n1 "$1")" = "$STAGES_RECIPE" ]; }
 
-# kwok runs only the lifecycle stages it is given: take the "fast" node and pod stages (Ready at
-# once, deleted as soon as marked for deletion) and the lease heartbeat from its module, as its
-# own kwokctl does.
+# kwok runs only the lifecycle stages it is given. Nodes: Ready at once, lease heartbeats. Pods:
+# kwok's "general" stages, which act like a kubelet with per-pod delays taken from annotations
+# (<stage>.stage.kwok.x-k8s.io/delay and /jitter-delay; a marked-for-deletion pod goes at a random
+# time within its grace period), so tests can make a replacement slow to become Ready.
 write_kwok_stages() {
   local dir
   dir="$(cd "${TMPDIR:-/tmp}" && GOFLAGS=-mod=mod "$GO" mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" \
     | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-  local stage="$dir/kustomize/stage" f first=1
+  local stage="$dir/kustomize/stage" f
   {
+    echo "$STAGES_RECIPE"
     for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
-      pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+      pod/general/pod-create.yaml pod/general/pod-init-container-running.yaml \
+      pod/general/pod-init-container-completed.yaml pod/general/pod-ready.yaml \
+      pod/general/pod-complete.yaml pod/general/pod-delete.yaml; do
       [ -f "$stage/$f" ] || { echo "k8s-bins: kwok $KWOK_VERSION has no $f" >&2; return 1; }
-      [ $first = 1 ] || echo "---"
-      first=0
+      echo "---"
       cat "$stage/$f"
     done
   } >"$1.tmp"
@@ -73,7 +78,7 @@ binaries_present() {
   for b in "${BINARIES[@]}"; do [ -x "$BIN/$b" ] || return 1; done
   [ -f "$OUT/versions.txt" ]
 }
-if binaries_present && [ ! -f "$BIN/$KWOK_STAGES" ]; then
+if binaries_present && ! stages_current "$BIN/$KWOK_STAGES"; then
   write_kwok_stages "$BIN/$KWOK_STAGES"
 fi
 

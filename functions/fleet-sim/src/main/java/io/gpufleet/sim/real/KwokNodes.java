@@ -25,6 +25,21 @@ public final class KwokNodes {
 
   private KwokNodes() {}
 
+  /**
+   * Pod annotations for kwok's pod stages: created and Ready after {@code readyAfter} (no random
+   * jitter), deleted without the stage's default extra second once marked for deletion.
+   */
+  public static Map<String, String> podTiming(java.time.Duration readyAfter) {
+    String ready = readyAfter.toMillis() + "ms";
+    var out = new LinkedHashMap<String, String>();
+    out.put("pod-create.stage.kwok.x-k8s.io/delay", "0s");
+    out.put("pod-create.stage.kwok.x-k8s.io/jitter-delay", "0s");
+    out.put("pod-ready.stage.kwok.x-k8s.io/delay", ready);
+    out.put("pod-ready.stage.kwok.x-k8s.io/jitter-delay", ready);
+    out.put("pod-delete.stage.kwok.x-k8s.io/delay", "0s");
+    return out;
+  }
+
   /** The shape of a GPU node; build it with {@link #node()}. */
   public record Spec(
       String name,

@@ -106,22 +106,30 @@ public final class RealNamespace implements AutoCloseable {
     return name + "-" + specName;
   }
 
-  /** A pod template for this test's nodes (no real container runs; kwok reports it Ready). */
+  /** Grace period of the pods made here: kwok deletes a terminating pod within it. */
+  public static final long GRACE_SECONDS = 2;
+
+  /**
+   * A pod template for this test's nodes (no real container runs): kwok starts it and reports it
+   * Ready at once, and deletes it at a random moment within its {@link #GRACE_SECONDS} once it is
+   * marked for deletion. {@link #slowReadiness} makes pods slow to become Ready.
+   */
   public PodTemplateSpec podTemplate(Map<String, String> labels, int gpus) {
-    var builder =
+    var template =
         new PodTemplateSpecBuilder()
             .withNewMetadata()
             .withLabels(labels)
+            .withAnnotations(KwokNodes.podTiming(Duration.ZERO))
             .endMetadata()
             .withNewSpec()
             .withNodeSelector(nodeSelector())
-            .withTerminationGracePeriodSeconds(30L)
+            .withTerminationGracePeriodSeconds(GRACE_SECONDS)
             .addNewContainer()
             .withName("app")
             .withImage(IMAGE)
             .endContainer()
-            .endSpec();
-    var template = builder.build();
+            .endSpec()
+            .build();
     if (gpus > 0) {
       var gpu = Map.of("nvidia.com/gpu", new Quantity(Integer.toString(gpus)));
       template
@@ -135,6 +143,27 @@ public final class RealNamespace implements AutoCloseable {
                   .build());
     }
     return template;
+  }
+
+  /**
+   * Makes the pods the ReplicaSet creates from now on take {@code readyAfter} to become Ready
+   * (existing pods are unchanged: a ReplicaSet does not roll its pods).
+   */
+  public void slowReadiness(String replicaSetName, Duration readyAfter) {
+    client()
+        .apps()
+        .replicaSets()
+        .inNamespace(name)
+        .withName(replicaSetName)
+        .edit(
+            rs -> {
+              rs.getSpec()
+                  .getTemplate()
+                  .getMetadata()
+                  .getAnnotations()
+                  .putAll(KwokNodes.podTiming(readyAfter));
+              return rs;
+            });
   }
 
   public ReplicaSet createReplicaSet(String rsName, int replicas, Map<String, String> labels) {
