@@ -16,16 +16,16 @@ ETCD_VERSION=v3.7.3 # go.etcd.io/etcd/server/v3 (kubernetes v1.37 is built again
 KWOK_VERSION=v0.8.0 # sigs.k8s.io/kwok
 RECIPE=1            # bump when the way the binaries are built changes
 
-GO="${GO:-go}"
+GO="${GO:-$(command -v go || echo /usr/local/go/bin/go)}"
 BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
 
-if ! command -v "$GO" >/dev/null 2>&1; then
+if [ ! -x "$GO" ] && ! command -v "$GO" >/dev/null 2>&1; then
   echo "k8s-bins: needs the Go toolchain (go) on PATH" >&2
   exit 2
 fi
 GO_VERSION="$("$GO" env GOVERSION)"
 STAGING_VERSION="v0.${K8S_VERSION#v1.}"
-KEY="$(printf '%s\n' "$K8S_VERSION" "$ETCD_VERSION" "$KWOK_VERSION" "$GO_VERSION" "$(go env GOOS)/$(go env GOARCH)" "$RECIPE" \
+KEY="$(printf '%s\n' "$K8S_VERSION" "$ETCD_VERSION" "$KWOK_VERSION" "$GO_VERSION" "$("$GO" env GOOS)/$("$GO" env GOARCH)" "$RECIPE" \
   | sha256sum | cut -c1-16)"
 CACHE_ROOT="${GPUFLEET_K8S_CACHE:-$HOME/.cache/gpufleet/k8s}"
 OUT="$CACHE_ROOT/$KEY"

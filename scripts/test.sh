@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's one test command (run it as ./gpufleet test): installs the Python test tools into
-# .venv when missing, then runs every tier: unit, adapter (moto server), handler, simulate, the
-# Spotless format check (mvn verify) and the template tier (cfn-lint, sam validate, sam build).
+# .venv when missing, builds (or reuses) the real API server tier's binaries, then runs every tier:
+# unit, adapter (moto server), handler, simulate, real API server, the Spotless format check
+# (mvn verify) and the template tier (cfn-lint, sam validate, sam build).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
@@ -16,6 +17,12 @@ if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/sam" ] || [ ! -x "$VENV
   cp "$REQ" "$VENV/.requirements-installed"
 fi
 export MOTO_SERVER="$VENV/bin/moto_server"
+
+echo "== real API server tier: kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok"
+# Built from their Go modules into ~/.cache/gpufleet/k8s on first use (a cold build takes about
+# 20 minutes on 2 cores, see BENCHMARKS.md), reused afterwards.
+GPUFLEET_K8S_BIN="$("$ROOT/scripts/k8s-bins.sh")"
+export GPUFLEET_K8S_BIN
 
 echo "== java: $JAVA_HOME"
 echo "== maven: unit, adapter, handler and simulate tests; Spotless check"

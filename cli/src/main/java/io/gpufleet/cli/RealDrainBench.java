@@ -105,7 +105,7 @@ final class RealDrainBench {
   /** Within the Spot notice with room to spare (deadline = 120 s minus a 10 s margin). */
   static final long TARGET_ALL_GONE_MS = 30_000;
 
-  static final double TARGET_SPEEDUP = 5;
+  static final double TARGET_SPEEDUP = 10;
 
   /** A kwok GPU node with {@code pods} Ready pods of a ReplicaSet pinned to it. */
   private static void seed(RealNamespace ns, String node, String instanceId, int pods) {
