@@ -471,7 +471,8 @@ public final class RealCluster implements AutoCloseable {
 
   /**
    * A shell that outlives a JVM killed without running its shutdown hooks (SIGKILL, crash) and then
-   * kills every pid recorded in the pid file; stopped first on a normal stop.
+   * kills every pid recorded in the pid file and deletes the directory (unless kept); stopped first
+   * on a normal stop.
    */
   private static ManagedProcess startWatchdog(Path workDir, Path pidFile) throws IOException {
     Path noPids = workDir.resolve("watchdog-pids");
@@ -482,10 +483,12 @@ public final class RealCluster implements AutoCloseable {
             "/bin/sh",
             "-c",
             "while kill -0 \"$1\" 2>/dev/null; do sleep 1; done;"
-                + " for p in $(cat \"$2\"); do kill -9 \"$p\" 2>/dev/null; done",
+                + " for p in $(cat \"$2\"); do kill -9 \"$p\" 2>/dev/null; done;"
+                + " if [ -n \"$3\" ]; then sleep 1; rm -rf \"$3\"; fi",
             "gpufleet-k8s-watchdog",
             Long.toString(ProcessHandle.current().pid()),
-            pidFile.toString()),
+            pidFile.toString(),
+            Boolean.getBoolean(KEEP_PROPERTY) ? "" : workDir.toString()),
         workDir,
         Map.of(),
         noPids);
