@@ -20,12 +20,12 @@ export MOTO_SERVER="$VENV/bin/moto_server"
 
 echo "== real API server tier: kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok"
 # Built from their Go modules into ~/.cache/gpufleet/k8s on first use (a cold build takes about
-# 20 minutes on 2 cores, see BENCHMARKS.md), reused afterwards.
+# 21 minutes on 2 cores, see BENCHMARKS.md), reused afterwards.
 GPUFLEET_K8S_BIN="$("$ROOT/scripts/k8s-bins.sh")"
 export GPUFLEET_K8S_BIN
 
 echo "== java: $JAVA_HOME"
-echo "== maven: unit, adapter, handler and simulate tests; Spotless check"
+echo "== maven: unit, adapter, handler, simulate and real API server tests; Spotless check"
 mvn -B -ntp verify "$@"
 
 echo "== deployment jar smoke test: a malformed event gives a JSON log line and a REJECTED outcome, log4j reports no configuration error"

@@ -2,7 +2,10 @@ package io.gpufleet.drain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.k8s.FabricClusterGateway;
 import io.gpufleet.drain.model.DrainOutcome;
@@ -15,6 +18,8 @@ import io.gpufleet.sim.real.KwokNodes;
 import io.gpufleet.sim.real.RealApiServerTest;
 import io.gpufleet.sim.real.RealCluster;
 import io.gpufleet.sim.real.RealNamespace;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -80,12 +85,12 @@ class RealApiDrainTest {
   void shouldEvictEveryPodAndLeaveTheNodeCordonedTaintedAndEmpty(
       RealCluster cluster, RealNamespace ns) {
     // Given a spot GPU node running three ReplicaSet pods, and a second node for replacements
-    String node = ns.createNode(spotNode("spot-a", "i-0a1b2c3d4e5f60001")).getMetadata().getName();
+    String node = ns.createNode(spotNode("spot-a", "i-0feed000000000001")).getMetadata().getName();
     List<Pod> pods = workloadOn(ns, node, "web", 3);
-    ns.createNode(spotNode("spare", "i-0a1b2c3d4e5f60002"));
+    ns.createNode(spotNode("spare", "i-0feed000000000002"));
 
     // When the spot interruption warning for its instance is handled
-    DrainOutcome outcome = drainOnSpotWarning(service(cluster), "i-0a1b2c3d4e5f60001");
+    DrainOutcome outcome = drainOnSpotWarning(service(cluster), "i-0feed000000000001");
 
     // Then every pod was evicted, and the API server no longer has them
     assertThat(outcome.status()).as(outcome.message()).isEqualTo(Status.DRAINED);
@@ -114,7 +119,7 @@ class RealApiDrainTest {
   void shouldBeRefusedWith429WhileTheBudgetAllowsNoDisruption(
       RealCluster cluster, RealNamespace ns) {
     // Given one pod whose PDB requires it to stay available
-    String node = ns.createNode(spotNode("solo", "i-0a1b2c3d4e5f60011")).getMetadata().getName();
+    String node = ns.createNode(spotNode("solo", "i-0feed000000000011")).getMetadata().getName();
     Pod pod = workloadOn(ns, node, "solo", 1).get(0);
     ns.createPdb("solo", "1", null, RealNamespace.labels("app", "solo"));
     var budget =
@@ -155,17 +160,17 @@ class RealApiDrainTest {
   @Test
   void shouldRetryThe429UntilTheReplacementPodIsReady(RealCluster cluster, RealNamespace ns) {
     // Given two pods on the node and a PDB with minAvailable 1: one may go at a time
-    String node = ns.createNode(spotNode("spot-b", "i-0a1b2c3d4e5f60021")).getMetadata().getName();
+    String node = ns.createNode(spotNode("spot-b", "i-0feed000000000021")).getMetadata().getName();
     var labels = RealNamespace.labels("app", "api");
     List<Pod> pods = workloadOn(ns, node, "api", 2);
     ns.createPdb("api", "1", null, labels);
     ns.awaitPdb("api", "allows one disruption", p -> p.getStatus().getDisruptionsAllowed() == 1);
-    ns.createNode(spotNode("spare", "i-0a1b2c3d4e5f60022"));
+    ns.createNode(spotNode("spare", "i-0feed000000000022"));
     // replacements take 3 s to become Ready, as a real workload takes time to start
     ns.slowReadiness("api", Duration.ofSeconds(3));
 
     // When the node is drained (both evictions are sent at once)
-    DrainOutcome outcome = drainOnSpotWarning(service(cluster), "i-0a1b2c3d4e5f60021");
+    DrainOutcome outcome = drainOnSpotWarning(service(cluster), "i-0feed000000000021");
 
     // Then both pods were evicted in the end
     assertThat(outcome.status()).as(outcome.message()).isEqualTo(Status.DRAINED);
@@ -214,14 +219,14 @@ class RealApiDrainTest {
   @Test
   void shouldReportAPodWithTwoBudgetsAsAConfigurationError(RealCluster cluster, RealNamespace ns) {
     // Given a pod selected by two PodDisruptionBudgets, which the eviction API rejects with 500
-    String node = ns.createNode(spotNode("spot-c", "i-0a1b2c3d4e5f60031")).getMetadata().getName();
+    String node = ns.createNode(spotNode("spot-c", "i-0feed000000000031")).getMetadata().getName();
     var labels = RealNamespace.labels("app", "batch");
     Pod pod = workloadOn(ns, node, "batch", 1).get(0);
     ns.createPdb("batch-min", "0", null, labels);
     ns.createPdb("batch-max", null, "1", labels);
 
     // When the node is drained
-    DrainOutcome outcome = drainOnSpotWarning(service(cluster), "i-0a1b2c3d4e5f60031");
+    DrainOutcome outcome = drainOnSpotWarning(service(cluster), "i-0feed000000000031");
 
     // Then the pod is reported as a configuration error at once (no retries until the deadline),
     // and it is still running
@@ -242,6 +247,43 @@ class RealApiDrainTest {
     assertThat(cluster.evictions(ns.name()))
         .extracting(RealCluster.Eviction::code)
         .containsExactly(500);
+  }
+
+  @Test
+  void shouldDrainTheSpotWarningSampleThroughTheLambdaHandler(RealCluster cluster, RealNamespace ns)
+      throws Exception {
+    // Given the node of the instance named in events/spot-interruption-warning.json
+    JsonNode sample =
+        DrainHandlerEventsTest.read(
+            DrainHandlerEventsTest.eventsDir().resolve("spot-interruption-warning.json"));
+    String instance = sample.path("detail").path("instance-id").asText();
+    String node = ns.createNode(spotNode("sample", instance)).getMetadata().getName();
+    workloadOn(ns, node, "web", 2);
+    ns.createNode(spotNode("spare", "i-0feed000000000041"));
+
+    // When the Lambda runtime would invoke the handler with it (raw bytes in, JSON out)
+    var handler = new DrainHandler(service(cluster), metrics, Clock.systemUTC());
+    var output = new ByteArrayOutputStream();
+    handler.handleRequest(
+        new ByteArrayInputStream(DrainHandlerEventsTest.rebase(sample, Instant.now())),
+        output,
+        new LocalContext("interruption-drain", DrainHandlerEventsTest.LAMBDA_MILLIS));
+
+    // Then it answers with a DRAINED outcome, and the pods are gone from the API server
+    List<DrainOutcome> outcomes =
+        DrainHandlerEventsTest.outcomes(Json.MAPPER.readTree(output.toByteArray()));
+    assertThat(outcomes)
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.status()).as(o.message()).isEqualTo(Status.DRAINED);
+              assertThat(o.node()).isEqualTo(node);
+              assertThat(o.podsEvicted()).hasSize(2);
+            });
+    assertThat(ns.podsOn(node)).isEmpty();
+    assertThat(cluster.evictions(ns.name()))
+        .extracting(RealCluster.Eviction::code)
+        .containsExactly(201, 201);
   }
 
   /** When the pod's Ready condition last turned true (the API keeps whole seconds). */
