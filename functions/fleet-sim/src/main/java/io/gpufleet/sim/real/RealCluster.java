@@ -266,6 +266,7 @@ public final class RealCluster implements AutoCloseable {
     var processes = new ArrayList<ManagedProcess>();
     ManagedProcess watchdog = null;
     Thread hook = null;
+    HttpClient http = null;
     try {
       Pki pki = Pki.create(workDir.resolve("pki"));
       Path pidFile = workDir.resolve("pids");
@@ -276,12 +277,13 @@ public final class RealCluster implements AutoCloseable {
       hook = new Thread(() -> stopAll(started, dog), "gpufleet-k8s-stop");
       Runtime.getRuntime().addShutdownHook(hook);
 
-      int etcdPort = freePort();
-      int peerPort = freePort();
-      int apiPort = freePort();
-      int cmPort = freePort();
-      int schedulerPort = freePort();
-      int kwokPort = freePort();
+      int[] ports = freePorts(6);
+      int etcdPort = ports[0];
+      int peerPort = ports[1];
+      int apiPort = ports[2];
+      int cmPort = ports[3];
+      int schedulerPort = ports[4];
+      int kwokPort = ports[5];
       String token = UUID.randomUUID().toString().replace("-", "");
       Path tokens = workDir.resolve("tokens.csv");
       Files.writeString(tokens, token + "," + ADMIN + "," + ADMIN + ",\"system:masters\"\n");
@@ -291,7 +293,7 @@ public final class RealCluster implements AutoCloseable {
       Path kubeconfig = workDir.resolve("kubeconfig");
       Files.writeString(kubeconfig, kubeconfig(url, pki), StandardCharsets.UTF_8);
       var env = Map.of("HOME", workDir.toString());
-      var http = http(pki);
+      http = http(pki);
       Instant deadline = Instant.now().plus(START_TIMEOUT);
 
       String etcdUrl = "http://127.0.0.1:" + etcdPort;
@@ -420,7 +422,6 @@ public final class RealCluster implements AutoCloseable {
       awaitHealthy(
           http, scheduler, URI.create("https://127.0.0.1:" + schedulerPort + "/healthz"), deadline);
       awaitHealthy(http, kwok, URI.create("http://127.0.0.1:" + kwokPort + "/healthz"), deadline);
-      http.close();
       return new RealCluster(workDir, pki, url, token, kubeconfig, processes, watchdog, hook);
     } catch (IOException e) {
       stopAfterFailure(processes, watchdog, hook);
@@ -431,6 +432,10 @@ public final class RealCluster implements AutoCloseable {
         deleteTree(workDir);
       }
       throw e;
+    } finally {
+      if (http != null) {
+        http.close();
+      }
     }
   }
 
@@ -599,11 +604,24 @@ public final class RealCluster implements AutoCloseable {
             ADMIN);
   }
 
-  static int freePort() {
-    try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
+  /** {@code n} distinct loopback ports that were free a moment ago (all held open at once). */
+  static int[] freePorts(int n) {
+    var sockets = new ArrayList<ServerSocket>();
+    try {
+      for (int i = 0; i < n; i++) {
+        sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+      }
+      return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
     } catch (IOException e) {
-      throw new UncheckedIOException("no free loopback port", e);
+      throw new UncheckedIOException("no free loopback ports", e);
+    } finally {
+      for (var socket : sockets) {
+        try {
+          socket.close();
+        } catch (IOException ignored) {
+          // closing a listening socket that never accepted
+        }
+      }
     }
   }
 
