@@ -274,7 +274,15 @@ public final class RealCluster implements AutoCloseable {
       watchdog = startWatchdog(workDir, pidFile);
       var started = processes;
       var dog = watchdog;
-      hook = new Thread(() -> stopAll(started, dog), "gpufleet-k8s-stop");
+      hook =
+          new Thread(
+              () -> {
+                stopAll(started, dog);
+                if (!Boolean.getBoolean(KEEP_PROPERTY)) {
+                  deleteTree(workDir);
+                }
+              },
+              "gpufleet-k8s-stop");
       Runtime.getRuntime().addShutdownHook(hook);
 
       int[] ports = freePorts(6);
