@@ -21,7 +21,8 @@ public final class CostRequests {
     try {
       root = payload.length == 0 ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(payload);
     } catch (IOException e) {
-      throw new ConfigException("payload is not JSON: " + e.getMessage().lines().findFirst().orElse(""));
+      throw new ConfigException(
+          "payload is not JSON: " + e.getMessage().lines().findFirst().orElse(""));
     }
     if (root == null || root.isNull() || root.isMissingNode()) {
       root = Json.MAPPER.createObjectNode();

@@ -85,7 +85,13 @@ public final class PricingStub {
           document(region, type, usagePrefix(region) + "BoxUsage:" + type, "Hrs", price, "SKU1"));
       if (decoys) {
         list.add(
-            document(region, type, usagePrefix(region) + "EBSOptimized:" + type, "Hrs", price, "DECOY2"));
+            document(
+                region,
+                type,
+                usagePrefix(region) + "EBSOptimized:" + type,
+                "Hrs",
+                price,
+                "DECOY2"));
       }
     }
     return AwsStubServer.Reply.json(body.toString());
@@ -129,14 +135,12 @@ public final class PricingStub {
     a.put("licenseModel", "No License required");
     a.put("locationType", "AWS Region");
     doc.put("serviceCode", "AmazonEC2");
-    ObjectNode offer =
-        doc.putObject("terms").putObject("OnDemand").putObject(sku + ".JRTCKXETXF");
+    ObjectNode offer = doc.putObject("terms").putObject("OnDemand").putObject(sku + ".JRTCKXETXF");
     offer.put("sku", sku);
     offer.put("offerTermCode", "JRTCKXETXF");
     offer.put("effectiveDate", "2026-11-01T00:00:00Z");
     offer.putObject("termAttributes");
-    ObjectNode dim =
-        offer.putObject("priceDimensions").putObject(sku + ".JRTCKXETXF.6YS6EN2CT7");
+    ObjectNode dim = offer.putObject("priceDimensions").putObject(sku + ".JRTCKXETXF.6YS6EN2CT7");
     dim.put("unit", unit);
     dim.put("beginRange", "0");
     dim.put("endRange", "Inf");
