@@ -1,7 +1,6 @@
 package io.gpufleet.cost;
 
 import java.math.BigDecimal;
-import java.math.MathContext;
 import java.math.RoundingMode;
 
 /**
@@ -10,7 +9,7 @@ import java.math.RoundingMode;
  * + idle equals the node's cost to the cent, always.
  */
 public final class Allocator {
-  private static final MathContext MC = MathContext.DECIMAL64;
+  private static final BigDecimal ZERO = BigDecimal.valueOf(0, 2);
 
   private Allocator() {}
 
@@ -25,13 +24,17 @@ public final class Allocator {
 
   public static Split split(
       BigDecimal nodeCost, Capacity cap, Demand[] demands, AllocationRule rule) {
-    BigDecimal total = nodeCost.setScale(2, RoundingMode.HALF_EVEN);
+    return split(nodeCost, shares(cap, demands, rule));
+  }
+
+  /**
+   * Each pod's share of the node (0..1, adding up to at most 1), by the rule: the part of the
+   * node's cost it is charged before rounding. Computed once and applied to effective and list cost
+   * alike.
+   */
+  public static double[] shares(Capacity cap, Demand[] demands, AllocationRule rule) {
     int n = demands.length;
-    var cents = new BigDecimal[n];
-    if (n == 0 || total.signum() == 0) {
-      java.util.Arrays.fill(cents, BigDecimal.ZERO.setScale(2));
-      return new Split(cents, total);
-    }
+    var shares = new double[n];
     double wg = rule.gpu().doubleValue();
     double wc = rule.cpu().doubleValue();
     double wm = rule.memory().doubleValue();
@@ -49,55 +52,67 @@ public final class Allocator {
     double sg = scale(cap.gpuHours(), demands, 0);
     double sc = scale(cap.cpuHours(), demands, 1);
     double sm = scale(cap.memoryHours(), demands, 2);
-    // shares of the node in exact-enough double arithmetic, then money in BigDecimal
-    var exact = new BigDecimal[n];
-    BigDecimal sum = BigDecimal.ZERO;
+    double sum = 0;
     for (int i = 0; i < n; i++) {
       Demand d = demands[i];
-      double share =
+      shares[i] =
           wg * ratio(d.gpuHours() * sg, cap.gpuHours())
               + wc * ratio(d.cpuHours() * sc, cap.cpuHours())
               + wm * ratio(d.memoryHours() * sm, cap.memoryHours());
-      exact[i] = total.multiply(BigDecimal.valueOf(share), MC);
-      sum = sum.add(exact[i], MC);
+      sum += shares[i];
     }
-    if (sum.compareTo(total) > 0) {
-      // floating-point shares that overshoot by a hair: scale back onto the node's cost
-      BigDecimal f = total.divide(sum, MC);
-      sum = BigDecimal.ZERO;
+    if (sum > 1) {
+      // floating-point shares that overshoot by a hair
       for (int i = 0; i < n; i++) {
-        exact[i] = exact[i].multiply(f, MC);
-        sum = sum.add(exact[i], MC);
+        shares[i] /= sum;
       }
     }
-    long targetCents =
-        sum.min(total).setScale(2, RoundingMode.HALF_EVEN).movePointRight(2).longValueExact();
-    long floorSum = 0;
+    return shares;
+  }
+
+  /**
+   * Splits a cost by shares: each pod gets its share rounded to cents (largest remainder, so the
+   * rounded parts add up to the rounded sum of the exact parts), the idle part is the rest of the
+   * node's cost in cents. Exact integer arithmetic on cents: allocated + idle = cost, always.
+   */
+  public static Split split(BigDecimal nodeCost, double[] shares) {
+    BigDecimal total = nodeCost.setScale(2, RoundingMode.HALF_EVEN);
+    long totalCents = total.unscaledValue().longValueExact();
+    int n = shares.length;
+    var cents = new BigDecimal[n];
+    if (n == 0 || totalCents <= 0) {
+      java.util.Arrays.fill(cents, ZERO);
+      return new Split(cents, total);
+    }
     var floors = new long[n];
-    var remainders = new BigDecimal[n];
+    var remainders = new double[n];
+    double exactSum = 0;
+    long floorSum = 0;
     for (int i = 0; i < n; i++) {
-      BigDecimal c = exact[i].movePointRight(2);
-      floors[i] = c.setScale(0, RoundingMode.FLOOR).longValueExact();
-      remainders[i] = c.subtract(BigDecimal.valueOf(floors[i]));
+      double exact = totalCents * shares[i];
+      exactSum += exact;
+      floors[i] = (long) Math.floor(exact);
+      remainders[i] = exact - floors[i];
       floorSum += floors[i];
     }
-    long extra = targetCents - floorSum;
+    long target = Math.min(totalCents, Math.round(exactSum));
+    long extra = target - floorSum;
     if (extra > 0) {
       Integer[] order = new Integer[n];
       for (int i = 0; i < n; i++) {
         order[i] = i;
       }
-      java.util.Arrays.sort(order, (a, b) -> remainders[b].compareTo(remainders[a]));
+      java.util.Arrays.sort(order, (a, b) -> Double.compare(remainders[b], remainders[a]));
       for (int k = 0; k < extra && k < n; k++) {
         floors[order[k]]++;
       }
     }
-    BigDecimal allocated = BigDecimal.ZERO;
+    long allocated = 0;
     for (int i = 0; i < n; i++) {
-      cents[i] = BigDecimal.valueOf(floors[i], 2);
-      allocated = allocated.add(cents[i]);
+      cents[i] = floors[i] == 0 ? ZERO : BigDecimal.valueOf(floors[i], 2);
+      allocated += floors[i];
     }
-    return new Split(cents, total.subtract(allocated));
+    return new Split(cents, BigDecimal.valueOf(totalCents - allocated, 2));
   }
 
   /** Requests beyond capacity (overlapping snapshots) are scaled down to capacity. */

@@ -151,8 +151,9 @@ public final class ReportBuilder {
       var cap =
           new Allocator.Capacity(
               gpuCapacity, n.cpuMillis() / 1000.0 * hours, n.memoryBytes() / GIB * hours);
-      var eff = Allocator.split(effective, cap, demands, in.rule());
-      var lst = Allocator.split(list, cap, demands, in.rule());
+      double[] shares = Allocator.shares(cap, demands, in.rule());
+      var eff = Allocator.split(effective, shares);
+      var lst = Allocator.split(list, shares);
       BigDecimal effCents = effective.setScale(2, RoundingMode.HALF_EVEN);
       BigDecimal listCents = list.setScale(2, RoundingMode.HALF_EVEN);
       String capacityType = n.lifecycle().label();
@@ -165,9 +166,21 @@ public final class ReportBuilder {
       if (rawRequested > gpuCapacity && rawRequested > 0) {
         scaleGpu = gpuCapacity / rawRequested;
       }
+      var allocations = new ArrayList<CostReport.Allocation>(pods.size());
       for (int i = 0; i < pods.size(); i++) {
         PodRecord p = pods.get(i);
         double g = demands[i].gpuHours() * scaleGpu;
+        String team = p.team() == null ? "(none)" : p.team();
+        allocations.add(
+            new CostReport.Allocation(
+                p.namespace(),
+                team,
+                p.name(),
+                spans.get(i)[0],
+                spans.get(i)[1],
+                round3(g),
+                lst.pods()[i],
+                eff.pods()[i]));
         rows.add(
             new Row(
                 spans.get(i)[0],
@@ -184,7 +197,7 @@ public final class ReportBuilder {
                 n.instanceType(),
                 capacityType,
                 p.namespace(),
-                p.team() == null ? "(none)" : p.team(),
+                team,
                 p.name(),
                 round3(g),
                 round3(g),
@@ -244,7 +257,8 @@ public final class ReportBuilder {
               n.ec2Matched(),
               n.inCluster(),
               n.endEstimated(),
-              List.copyOf(notes)));
+              List.copyOf(notes),
+              allocations));
     }
     nodeCosts.sort(
         Comparator.comparing(NodeCost::effectiveCost).reversed().thenComparing(NodeCost::id));
@@ -306,8 +320,8 @@ public final class ReportBuilder {
   }
 
   private static List<CostReport.Rollup> rowRollup(List<Row> rows, Function<Row, String> key) {
-    var acc = new TreeMap<String, double[]>();
-    var money = new TreeMap<String, BigDecimal[]>();
+    var acc = new HashMap<String, double[]>();
+    var money = new HashMap<String, BigDecimal[]>();
     for (Row r : rows) {
       String k = key.apply(r) == null ? "(none)" : key.apply(r);
       var d = acc.computeIfAbsent(k, x -> new double[3]);

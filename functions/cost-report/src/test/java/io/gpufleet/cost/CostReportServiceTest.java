@@ -100,8 +100,15 @@ class CostReportServiceTest {
                 .multiply(BigDecimal.valueOf(3))
                 .setScale(2, java.math.RoundingMode.HALF_EVEN));
     assertThat(o.status()).isEqualTo(CostOutcome.Status.REPORTED);
-    assertThat(report.rows())
-        .anyMatch(r -> "burst-0".equals(r.pod()) && r.effectiveCost().signum() > 0);
+    assertThat(node.allocations())
+        .singleElement()
+        .satisfies(
+            a -> {
+              assertThat(a.pod()).isEqualTo("burst-0");
+              assertThat(a.effectiveCost().signum()).isPositive();
+              assertThat(a.effectiveCost().add(node.idleCost()))
+                  .isEqualByComparingTo(node.effectiveCost());
+            });
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.gpufleet.cost.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.math.BigDecimal;
@@ -7,13 +8,18 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-/** A finished cost report: header, KPIs, rollups, per-node costs and FOCUS-style rows. */
+/**
+ * A finished cost report: header, KPIs, rollups, per-node costs with their allocations, and the
+ * same allocations as flat FOCUS-style rows. cost.json carries everything but the flat rows (each
+ * node lists its allocations once instead of repeating the node's columns per pod); cost.csv
+ * carries the rows.
+ */
 public record CostReport(
     Header header,
     Kpis kpis,
     Map<String, List<Rollup>> rollups,
     List<NodeCost> nodes,
-    List<Row> rows) {
+    @JsonIgnore List<Row> rows) {
 
   /** What the report covers and how it was computed. */
   public record Header(
@@ -86,7 +92,19 @@ public record CostReport(
       boolean ec2Matched,
       boolean inCluster,
       boolean endEstimated,
-      List<String> notes) {}
+      List<String> notes,
+      List<Allocation> allocations) {}
+
+  /** What one pod on the node was charged (the node's idle part is {@code idleCost}). */
+  public record Allocation(
+      String namespace,
+      String team,
+      String pod,
+      Instant from,
+      Instant to,
+      double gpuRequestedHours,
+      BigDecimal listCost,
+      BigDecimal effectiveCost) {}
 
   /**
    * One allocation row (a pod on a node, or the node's idle part), FOCUS column names; the columns

@@ -15,9 +15,10 @@ public final class MemoryBlobStore implements BlobStore {
     return Optional.ofNullable(blobs.get(key)).map(byte[]::clone);
   }
 
+  /** Keeps {@code body} itself (no copy): callers hand over the array. */
   @Override
   public void put(String key, byte[] body, String contentType) {
-    blobs.put(key, body.clone());
+    blobs.put(key, body);
     types.put(key, contentType);
   }
 
