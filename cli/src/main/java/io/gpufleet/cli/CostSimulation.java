@@ -214,9 +214,39 @@ final class CostSimulation {
       this.now = now;
     }
 
+    /** Nodes were created when their instance launched, not when the simulator started. */
     @Override
     public List<ClusterNode> nodes() {
-      return inner.nodes();
+      var out = new ArrayList<ClusterNode>();
+      for (ClusterNode n : inner.nodes()) {
+        int i = indexOf(n.name());
+        Instant created = i < 0 ? n.createdAt() : launched(i, now);
+        out.add(
+            new ClusterNode(
+                n.name(),
+                n.providerId(),
+                n.instanceId(),
+                n.instanceType(),
+                n.zone(),
+                n.capacityTypeLabel(),
+                n.nodePool(),
+                n.nodeGroup(),
+                created,
+                n.accelerators(),
+                n.acceleratorResource(),
+                n.cpuMillis(),
+                n.memoryBytes()));
+      }
+      return out;
+    }
+
+    private static int indexOf(String name) {
+      for (int i = 0; i < DemoFleet.NODES.size(); i++) {
+        if (DemoFleet.NODES.get(i).name().equals(name)) {
+          return i;
+        }
+      }
+      return -1;
     }
 
     @Override

@@ -42,7 +42,7 @@ public final class ReportHtml {
                 + "td,th{border-bottom:1px solid #eaeef2;padding:3px 8px;text-align:right}"
                 + "td:first-child,th:first-child{text-align:left}"
                 + ".muted{color:#57606a;font-size:13px}svg text{font-size:12px}"
-                + ".spot{fill:#2da44e}.ondemand{fill:#0969da}.reserved{fill:#8250df}"
+                + ".spot{fill:#2da44e}.on-demand{fill:#0969da}.reserved{fill:#8250df}"
                 + ".capacity-block{fill:#bf8700}.list{fill:#afb8c1}.bar{fill:#0969da}"
                 + ".requested{fill:#0969da}.idle{fill:#cf222e}")
         .append("</style></head><body>\n");
