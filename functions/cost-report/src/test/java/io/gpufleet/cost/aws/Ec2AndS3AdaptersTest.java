@@ -118,6 +118,28 @@ class Ec2AndS3AdaptersTest {
   }
 
   @Test
+  void shouldTellSpotCapacityBlockReservedAndOnDemandApart() {
+    var base =
+        software.amazon.awssdk.services.ec2.model.Instance.builder()
+            .instanceId("i-1")
+            .instanceType("p5.48xlarge")
+            .placement(p -> p.availabilityZone("us-east-1a"))
+            .state(s -> s.name("running"));
+
+    assertThat(Ec2InstanceReader.map(base.instanceLifecycle("spot").build()).lifecycle())
+        .isEqualTo(Lifecycle.SPOT);
+    assertThat(Ec2InstanceReader.map(base.instanceLifecycle("capacity-block").build()).lifecycle())
+        .isEqualTo(Lifecycle.CAPACITY_BLOCK);
+    assertThat(
+            Ec2InstanceReader.map(
+                    base.instanceLifecycle((String) null).capacityReservationId("cr-1").build())
+                .lifecycle())
+        .isEqualTo(Lifecycle.RESERVED);
+    assertThat(Ec2InstanceReader.map(base.capacityReservationId(null).build()).lifecycle())
+        .isEqualTo(Lifecycle.ON_DEMAND);
+  }
+
+  @Test
   void shouldParseStateTransitionReasons() {
     assertThat(Ec2InstanceReader.stoppedAt("User initiated (2026-11-29 10:00:00 GMT)"))
         .isEqualTo(Instant.parse("2026-11-29T10:00:00Z"));
