@@ -39,3 +39,7 @@ endef
 .PHONY: build-InterruptionDrainFunction
 build-InterruptionDrainFunction:
 	$(call lambda-jar,interruption-drain)
+
+.PHONY: build-CostReportFunction
+build-CostReportFunction:
+	$(call lambda-jar,cost-report)

@@ -24,6 +24,21 @@ echo "== real API server tier: kube-apiserver, kube-controller-manager, kube-sch
 GPUFLEET_K8S_BIN="$("$ROOT/scripts/k8s-bins.sh")"
 export GPUFLEET_K8S_BIN
 
+# The cost report's HTML is opened in headless Chromium by a test (it fails in CI without it).
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 \
+   && [ -z "${CHROMIUM:-}" ]; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "== installing chromium (Debian package) for the cost report's browser test"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  elif command -v apt-get >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    echo "== installing chromium (Debian package) for the cost report's browser test"
+    sudo -n apt-get update -qq && sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "== chromium not found and cannot be installed here: the cost report's browser test" \
+      "is skipped locally and fails in CI (CI=true)" >&2
+  fi
+fi
+
 echo "== java: $JAVA_HOME"
 echo "== maven: unit, adapter, handler, simulate and real API server tests; Spotless check"
 mvn -B -ntp verify "$@"
@@ -40,6 +55,20 @@ if ! grep -q '"level":"WARN","message":"event rejected' <<<"$out" \
   exit 1
 fi
 echo "== deployment jar smoke test: ok"
+
+echo "== cost report jar smoke test: a bad window gives a JSON log line and a REJECTED outcome, log4j reports no configuration error"
+jar=$(ls "$ROOT"/functions/cost-report/target/cost-report-*-lambda.jar)
+out=$(echo '{"window":"fortnight"}' | CLUSTER_NAME=smoke REPORT_BUCKET=smoke KUBE_API_URL=http://127.0.0.1:9 \
+  AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=smoke AWS_SECRET_ACCESS_KEY=smoke POWERTOOLS_SERVICE_NAME=smoke \
+  "$JAVA_HOME/bin/java" -jar "$jar" - 2>&1)
+if ! grep -q '"level":"WARN","message":"cost report rejected' <<<"$out" \
+   || ! grep -q '"status":"REJECTED"' <<<"$out" \
+   || grep -q 'StatusLogger' <<<"$out"; then
+  echo "$out" >&2
+  echo "== cost report jar smoke test FAILED" >&2
+  exit 1
+fi
+echo "== cost report jar smoke test: ok"
 
 echo "== template tier"
 VENV="$VENV" "$ROOT/deploy/check-template.sh"

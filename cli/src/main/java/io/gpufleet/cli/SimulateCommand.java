@@ -133,6 +133,7 @@ final class SimulateCommand {
       } else {
         print(replays, metrics, publisher, notifier);
       }
+      CostSimulation.run(out, err, json);
       return 0;
     }
   }

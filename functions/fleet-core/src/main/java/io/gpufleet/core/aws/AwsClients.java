@@ -62,6 +62,14 @@ public final class AwsClients {
     return credentials;
   }
 
+  /**
+   * The same credentials and endpoint override for clients of another region (e.g. the Pricing API,
+   * served only from a few endpoint regions).
+   */
+  public AwsClients withRegion(Region other) {
+    return other.equals(region) ? this : new AwsClients(other, credentials, endpoint);
+  }
+
   public <B extends AwsClientBuilder<B, C> & AwsSyncClientBuilder<B, C>, C> C build(B builder) {
     builder
         .region(region)

@@ -1,0 +1,397 @@
+package io.gpufleet.cli;
+
+import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.outcome.EventPublisher;
+import io.gpufleet.core.outcome.MetricsSink;
+import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.pricing.OnDemandPriceChain;
+import io.gpufleet.core.pricing.OnDemandPricing;
+import io.gpufleet.core.pricing.PricingApi;
+import io.gpufleet.core.pricing.StaticPrices;
+import io.gpufleet.cost.ClusterReader;
+import io.gpufleet.cost.CostReportService;
+import io.gpufleet.cost.CostReporter;
+import io.gpufleet.cost.CostSettings;
+import io.gpufleet.cost.InstanceReader;
+import io.gpufleet.cost.SpotPriceHistory;
+import io.gpufleet.cost.model.ClusterNode;
+import io.gpufleet.cost.model.ClusterPod;
+import io.gpufleet.cost.model.Ec2Instance;
+import io.gpufleet.cost.model.Lifecycle;
+import io.gpufleet.cost.model.SpotPricePoint;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryType;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@code gpufleet bench cost}: a whole report run (inventory merge and snapshot, pricing, Spot
+ * time-weighting, allocation, rollups, JSON + CSV + HTML) over N instances and M pods held in
+ * memory, in a child JVM with {@code -Xmx512m}. The Pricing API is a fake with 50 ms latency behind
+ * the real price chain and token bucket, and its calls are counted. Baseline in the same run: the
+ * naive way, joining each pod to its node by a scan of the node list and pricing per pod (measured
+ * on a sample of pods, extrapolated).
+ */
+final class CostBench {
+  static final String HEAP = "-Xmx512m";
+  static final long TARGET_MS = 5000;
+  private final PrintStream err;
+
+  CostBench(PrintStream err) {
+    this.err = err;
+  }
+
+  /** Starts the child JVM and returns its JSON result (plus how it was run). */
+  Map<String, Object> run(int instances, int pods) throws Exception {
+    String java = Path(System.getProperty("java.home"));
+    var cmd =
+        List.of(
+            java,
+            HEAP,
+            "-cp",
+            System.getProperty("java.class.path"),
+            "-Dlog4j2.configurationFile=classpath:log4j2-cli.xml",
+            CostBench.class.getName(),
+            Integer.toString(instances),
+            Integer.toString(pods));
+    err.printf("bench cost: %d instances, %d pods in a child JVM (%s)...%n", instances, pods, HEAP);
+    var p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    String last = null;
+    try (var r =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line; (line = r.readLine()) != null; ) {
+        last = line;
+      }
+    }
+    if (!p.waitFor(5, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new IllegalStateException("bench cost: child JVM did not finish within 5 minutes");
+    }
+    if (p.exitValue() != 0 || last == null || !last.startsWith("{")) {
+      var r = new LinkedHashMap<String, Object>();
+      r.put("bench", "cost");
+      r.put("heap", HEAP);
+      r.put("childExit", p.exitValue());
+      r.put("error", "child JVM failed (out of memory under " + HEAP + "?); its stderr is above");
+      r.put("pass", false);
+      return r;
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> result = Json.MAPPER.readValue(last, LinkedHashMap.class);
+    return result;
+  }
+
+  private static String Path(String javaHome) {
+    return java.nio.file.Path.of(javaHome, "bin", "java").toString();
+  }
+
+  /** The child JVM. */
+  public static void main(String[] args) throws Exception {
+    int instances = Integer.parseInt(args[0]);
+    int pods = Integer.parseInt(args[1]);
+    var result = measure(instances, pods, System.err);
+    System.out.println(Json.write(result));
+    System.exit(0);
+  }
+
+  static final String[] TYPES = {
+    "p5.48xlarge", "p4d.24xlarge", "g6e.xlarge", "g6e.12xlarge", "g6e.48xlarge", "g6.12xlarge",
+    "g5.xlarge", "g5.2xlarge", "g5.12xlarge", "g5.48xlarge", "g4dn.12xlarge", "m6i.xlarge"
+  };
+  static final String[] ZONES = {"us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"};
+
+  record Fleet(
+      List<ClusterNode> nodes,
+      List<Ec2Instance> instances,
+      List<ClusterPod> pods,
+      List<SpotPricePoint> spot) {}
+
+  static Fleet fleet(int instances, int podCount, Instant now, long seed) {
+    var random = new Random(seed);
+    var nodes = new ArrayList<ClusterNode>(instances);
+    var ec2 = new ArrayList<Ec2Instance>(instances);
+    for (int i = 0; i < instances; i++) {
+      String type = TYPES[random.nextInt(TYPES.length)];
+      String zone = ZONES[random.nextInt(ZONES.length)];
+      String id = String.format("i-0%016x", 0xc0000000L + i);
+      boolean spot = random.nextInt(10) < 6;
+      Instant launch = now.minus(Duration.ofMinutes(30 + random.nextInt(72 * 60)));
+      var facts = StaticPrices.facts(type).orElseThrow();
+      String name = "ip-10-" + (i / 250) + "-" + (i % 250) + ".ec2.internal";
+      nodes.add(
+          new ClusterNode(
+              name,
+              "aws:///" + zone + "/" + id,
+              id,
+              type,
+              zone,
+              spot ? "spot" : "on-demand",
+              "pool-" + (i % 20),
+              null,
+              launch,
+              facts.accelerators(),
+              facts.acceleratorResource(),
+              facts.vcpus() * 1000L,
+              (long) facts.memoryGiB() << 30));
+      Instant end =
+          random.nextInt(20) == 0 ? now.minus(Duration.ofMinutes(random.nextInt(600))) : null;
+      ec2.add(
+          new Ec2Instance(
+              id,
+              type,
+              zone,
+              spot ? Lifecycle.SPOT : Lifecycle.ON_DEMAND,
+              launch,
+              end == null ? "running" : "terminated",
+              end,
+              "pool-" + (i % 20),
+              null));
+    }
+    var podList = new ArrayList<ClusterPod>(podCount);
+    for (int i = 0; i < podCount; i++) {
+      var node = nodes.get(random.nextInt(nodes.size()));
+      double gpus =
+          node.accelerators() == 0 || random.nextInt(3) == 0
+              ? 0
+              : 1 + random.nextInt(Math.max(1, node.accelerators() / 4));
+      Instant start = node.createdAt().plus(Duration.ofMinutes(random.nextInt(600)));
+      podList.add(
+          new ClusterPod(
+              "ns-" + (i % 50),
+              "pod-" + i,
+              "uid-" + i,
+              node.name(),
+              "team-" + (i % 12),
+              gpus > 0 ? Map.of(node.acceleratorResource(), gpus) : Map.of(),
+              250 + random.nextInt(4000),
+              (long) (1 + random.nextInt(32)) << 30,
+              start.isAfter(now) ? now.minusSeconds(60) : start,
+              null));
+    }
+    var spot = new ArrayList<SpotPricePoint>();
+    for (String type : TYPES) {
+      var od = StaticPrices.facts(type).orElseThrow().usdPerHour();
+      for (String zone : ZONES) {
+        for (int h = 0; h <= 24; h += 2) {
+          spot.add(
+              new SpotPricePoint(
+                  zone,
+                  type,
+                  now.minus(Duration.ofHours(25 - h)),
+                  od.multiply(BigDecimal.valueOf(0.3 + random.nextDouble() * 0.3))));
+        }
+      }
+    }
+    return new Fleet(nodes, ec2, podList, spot);
+  }
+
+  static Map<String, Object> measure(int instances, int podCount, PrintStream log)
+      throws Exception {
+    Instant now = Instant.parse("2026-11-30T02:00:00Z");
+    Clock clock = Clock.fixed(now, ZoneOffset.UTC);
+    // warm-up on a small fleet so the figure is the report, not class loading
+    for (int i = 0; i < 3; i++) {
+      runOnce(fleet(1000, 10_000, now, i), clock, new AtomicInteger());
+    }
+
+    log.println("bench cost: generating the fleet...");
+    var fleet = fleet(instances, podCount, now, 42);
+    var apiCalls = new AtomicInteger();
+    System.gc();
+    resetPeaks();
+    log.println("bench cost: report run...");
+    long cpu0 = processCpuNanos();
+    long t0 = System.nanoTime();
+    var run = runOnce(fleet, clock, apiCalls);
+    long wallMs = (System.nanoTime() - t0) / 1_000_000;
+    long cpuMs = (processCpuNanos() - cpu0) / 1_000_000;
+    double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    long peakHeap = peakHeapBytes();
+    var distinctTypes = new HashSet<String>();
+    fleet.instances().forEach(i -> distinctTypes.add(i.instanceType()));
+
+    log.println("bench cost: baseline (per-pod scan join and per-pod pricing, on a sample)...");
+    int sample = Math.min(podCount, 5_000);
+    long b0 = System.nanoTime();
+    var naivePricing = new AtomicInteger();
+    BigDecimal naiveTotal = BigDecimal.ZERO;
+    for (int i = 0; i < sample; i++) {
+      ClusterPod p = fleet.pods().get(i);
+      ClusterNode found = null;
+      for (ClusterNode n : fleet.nodes()) {
+        if (n.name().equals(p.nodeName())) {
+          found = n;
+          break;
+        }
+      }
+      if (found != null) {
+        naivePricing.incrementAndGet();
+        naiveTotal =
+            naiveTotal.add(
+                new StaticPrices()
+                    .hourly("us-east-1", found.instanceType())
+                    .orElseThrow()
+                    .perHour());
+      }
+    }
+    long baselineSampleMs = (System.nanoTime() - b0) / 1_000_000;
+    long baselineMs = sample == 0 ? 0 : baselineSampleMs * podCount / sample;
+
+    var r = new LinkedHashMap<String, Object>();
+    r.put("bench", "cost");
+    r.put("heap", HEAP);
+    r.put("maxHeapMiB", Runtime.getRuntime().maxMemory() >> 20);
+    r.put("instances", instances);
+    r.put("pods", podCount);
+    r.put("wallMs", wallMs);
+    r.put("processCpuMs", cpuMs);
+    r.put("systemLoadAverage", Math.round(load * 10) / 10.0);
+    r.put("cpus", Runtime.getRuntime().availableProcessors());
+    // sum of the heap pools' peaks: an upper bound of the heap in use at any one time
+    r.put("peakHeapMiB", peakHeap >> 20);
+    r.put("nodesReported", run.nodes());
+    r.put("podsReported", run.pods());
+    r.put("rows", run.rows());
+    r.put("jsonMiB", Math.round(run.jsonBytes() / 1048576.0 * 10) / 10.0);
+    r.put("csvMiB", Math.round(run.csvBytes() / 1048576.0 * 10) / 10.0);
+    r.put("htmlKiB", run.htmlBytes() >> 10);
+    r.put("pricingApiCalls", apiCalls.get());
+    r.put("regionTypePairs", distinctTypes.size());
+    r.put("baselineSamplePods", sample);
+    r.put("baselineSampleMs", baselineSampleMs);
+    r.put("baselineExtrapolatedMs", baselineMs);
+    r.put("baselinePricingCalls", (long) naivePricing.get() * podCount / Math.max(1, sample));
+    r.put(
+        "baselinePricingSecondsAt5PerSecond",
+        (long) naivePricing.get() * podCount / Math.max(1, sample) / 5);
+    r.put("targetMs", TARGET_MS);
+    r.put(
+        "pass",
+        wallMs <= TARGET_MS
+            && apiCalls.get() <= distinctTypes.size()
+            && Runtime.getRuntime().maxMemory() <= 512L << 20);
+    return r;
+  }
+
+  record Run(int nodes, int pods, int rows, long jsonBytes, long csvBytes, long htmlBytes) {}
+
+  static Run runOnce(Fleet fleet, Clock clock, AtomicInteger apiCalls) {
+    PricingApi api =
+        (region, type) -> {
+          apiCalls.incrementAndGet();
+          try {
+            Thread.sleep(50); // a Pricing API round trip
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return StaticPrices.facts(type).map(StaticPrices.InstanceFacts::usdPerHour);
+        };
+    // what an S3 upload leaves behind in the function: nothing but the sizes
+    var store = new SizeOnlyStore();
+    OnDemandPriceChain prices =
+        OnDemandPricing.create(Optional.of(api), new Settings(Map.of()), Optional.of(store), clock);
+    ClusterReader cluster =
+        new ClusterReader() {
+          @Override
+          public List<ClusterNode> nodes() {
+            return fleet.nodes();
+          }
+
+          @Override
+          public List<ClusterPod> pods() {
+            return fleet.pods();
+          }
+        };
+    InstanceReader ec2 = (String c, Collection<String> ids) -> fleet.instances();
+    SpotPriceHistory spot = (Set<String> types, Instant s, Instant e) -> fleet.spot();
+    var service =
+        new CostReportService(
+            CostSettings.defaults("bench"),
+            "us-east-1",
+            cluster,
+            ec2,
+            spot,
+            prices,
+            store,
+            new CostReporter(MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE),
+            clock);
+    long t0 = System.nanoTime();
+    CostReportService.Progress progress =
+        Boolean.getBoolean("gpufleet.bench.phases")
+            ? m -> System.err.printf("  %5d ms  %s%n", (System.nanoTime() - t0) / 1_000_000, m)
+            : CostReportService.Progress.NONE;
+    var o = service.run(new CostReportService.Request("24h", null, false), progress);
+    var report = service.lastReport();
+    String prefix = o.outputs().get("json").replace("cost.json", "");
+    return new Run(
+        o.nodes(),
+        o.pods(),
+        report.rows().size(),
+        store.sizes.get(prefix + "cost.json"),
+        store.sizes.get(prefix + "cost.csv"),
+        store.sizes.get(prefix + "cost.html"));
+  }
+
+  /** A blob store that keeps only the size of what was put (the report leaves by upload). */
+  static final class SizeOnlyStore implements io.gpufleet.core.store.BlobStore {
+    final Map<String, Long> sizes = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public Optional<byte[]> get(String key) {
+      return Optional.empty();
+    }
+
+    @Override
+    public void put(String key, byte[] body, String contentType) {
+      sizes.put(key, (long) body.length);
+    }
+
+    @Override
+    public String locate(String key) {
+      return key;
+    }
+  }
+
+  /** CPU time of this JVM, all threads (GC included). */
+  private static long processCpuNanos() {
+    var os = ManagementFactory.getOperatingSystemMXBean();
+    return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
+  }
+
+  private static void resetPeaks() {
+    for (var pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP) {
+        pool.resetPeakUsage();
+      }
+    }
+  }
+
+  private static long peakHeapBytes() {
+    long sum = 0;
+    for (var pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP) {
+        sum += pool.getPeakUsage().getUsed();
+      }
+    }
+    return sum;
+  }
+}

@@ -1,0 +1,327 @@
+package io.gpufleet.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.pricing.OnDemandPricing;
+import io.gpufleet.core.store.DirectoryBlobStore;
+import io.gpufleet.cost.ClusterReader;
+import io.gpufleet.cost.CostReportService;
+import io.gpufleet.cost.CostReporter;
+import io.gpufleet.cost.CostSettings;
+import io.gpufleet.cost.InstanceReader;
+import io.gpufleet.cost.SpotPriceHistory;
+import io.gpufleet.cost.k8s.FabricClusterReader;
+import io.gpufleet.cost.model.ClusterNode;
+import io.gpufleet.cost.model.ClusterPod;
+import io.gpufleet.cost.model.CostOutcome;
+import io.gpufleet.cost.model.Ec2Instance;
+import io.gpufleet.cost.model.InventorySnapshot;
+import io.gpufleet.cost.model.Lifecycle;
+import io.gpufleet.cost.model.NodeRecord;
+import io.gpufleet.cost.model.PodRecord;
+import io.gpufleet.cost.model.SpotPricePoint;
+import io.gpufleet.sim.DemoFleet;
+import io.gpufleet.sim.Recorders;
+import io.gpufleet.sim.SimCluster;
+import io.gpufleet.sim.SimTime;
+import io.gpufleet.sim.aws.AwsStubServer;
+import io.gpufleet.sim.aws.PricingStub;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+
+/**
+ * The cost report part of {@code gpufleet simulate}: a last-24-hours report of the demo fleet in
+ * the simulated account. The cluster is the simulated API server; EC2 instances (launched hours to
+ * days ago, one node with no instance) and Spot price history are simulated at the port; On-Demand
+ * prices go through the real Pricing API adapter to an in-process stub answering in the real
+ * PriceList shape. The inventory snapshot of "earlier runs" holds a node that lived three hours
+ * yesterday and is gone from EC2 now. Nothing leaves the machine; no credentials.
+ */
+final class CostSimulation {
+  static final String REGION = "us-east-1";
+
+  /** The demo node whose instance EC2 does not know (a node without an EC2 match). */
+  static final String UNMATCHED = "gpu-worker-custom-8";
+
+  private CostSimulation() {}
+
+  /** Runs the report; prints progress on err and where cost.html is on out (or err with json). */
+  static CostOutcome run(PrintStream out, PrintStream err, boolean json) throws Exception {
+    Path dir = Files.createTempDirectory("gpufleet-simulate-cost-");
+    Clock clock = Clock.systemUTC();
+    Instant now = clock.instant();
+    try (var cluster = SimCluster.start(SimTime.realTime());
+        KubernetesClient client = cluster.newClient();
+        var stub = AwsStubServer.start()) {
+      DemoFleet.populate(cluster);
+      var pricing =
+          new PricingStub()
+              .withDecoys()
+              .price(REGION, "p5.48xlarge", "55.04")
+              .price(REGION, "g6e.12xlarge", "10.49264")
+              .price(REGION, "g5.2xlarge", "1.212")
+              .price(REGION, "g5.12xlarge", "5.672");
+      stub.on(PricingStub.OPERATION, pricing::answer);
+      var aws =
+          new AwsClients(
+              Region.US_EAST_1,
+              StaticCredentialsProvider.create(AwsBasicCredentials.create("sim", "sim")),
+              Optional.of(stub.endpoint()));
+      var store = new DirectoryBlobStore(dir);
+      store.put(
+          CostReportService.snapshotKey(DemoFleet.CLUSTER),
+          Json.MAPPER.writeValueAsBytes(earlierSnapshot(now)),
+          "application/json");
+      var settings = CostSettings.defaults(DemoFleet.CLUSTER);
+      var metrics = new Recorders.RecordingMetrics();
+      var service =
+          new CostReportService(
+              settings,
+              REGION,
+              new Backdated(new FabricClusterReader(client, settings.teamLabel()), now),
+              new SimEc2(now),
+              new SimSpot(now),
+              OnDemandPricing.create(aws, new Settings(Map.of()), Optional.of(store), clock),
+              store,
+              new CostReporter(
+                  metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier()),
+              clock);
+      PrintStream where = json ? err : out;
+      if (!json) {
+        out.println();
+        out.println("Cost report over the simulated cluster (last 24 h):");
+      }
+      var o =
+          service.run(
+              new CostReportService.Request("24h", null, false), m -> err.println("  cost: " + m));
+      if (!json) {
+        out.print(CostSummary.render(o));
+        out.println("Pricing API calls to the stub: " + stub.calls(PricingStub.OPERATION).size());
+      } else {
+        where.println("cost.html written to " + o.outputs().get("html"));
+      }
+      return o;
+    }
+  }
+
+  /** Instance launch times: hours to days ago, in a fixed pattern. */
+  static Instant launched(int index, Instant now) {
+    int[] hoursAgo = {52, 30, 20, 9, 75, 6, 40, 14};
+    return now.minus(Duration.ofHours(hoursAgo[index % hoursAgo.length]));
+  }
+
+  /** EC2 as the simulated account has it: every demo node but one. */
+  static final class SimEc2 implements InstanceReader {
+    private final Instant now;
+
+    SimEc2(Instant now) {
+      this.now = now;
+    }
+
+    @Override
+    public List<Ec2Instance> clusterInstances(String cluster, Collection<String> alsoIds) {
+      var out = new ArrayList<Ec2Instance>();
+      for (int i = 0; i < DemoFleet.NODES.size(); i++) {
+        var n = DemoFleet.NODES.get(i);
+        if (n.name().equals(UNMATCHED)) {
+          continue;
+        }
+        out.add(
+            new Ec2Instance(
+                n.instanceId(),
+                n.instanceType(),
+                n.zone(),
+                "spot".equals(n.capacityType()) ? Lifecycle.SPOT : Lifecycle.ON_DEMAND,
+                launched(i, now),
+                "running",
+                null,
+                n.nodePool(),
+                n.nodeGroup()));
+      }
+      return out;
+    }
+  }
+
+  /** Spot prices per zone and type, changing twice over the last day. */
+  static final class SimSpot implements SpotPriceHistory {
+    private final Instant now;
+
+    SimSpot(Instant now) {
+      this.now = now;
+    }
+
+    @Override
+    public List<SpotPricePoint> history(Set<String> types, Instant start, Instant end) {
+      Map<String, String> base =
+          Map.of(
+              "p5.48xlarge",
+              "31.20",
+              "g6e.12xlarge",
+              "4.10",
+              "g5.2xlarge",
+              "0.48",
+              "g5.12xlarge",
+              "2.30");
+      var out = new ArrayList<SpotPricePoint>();
+      for (String type : types) {
+        var price = new BigDecimal(base.getOrDefault(type, "1.00"));
+        for (String zone : List.of("us-east-1a", "us-east-1b", "us-east-1c")) {
+          BigDecimal z =
+              price.multiply(
+                  new BigDecimal(
+                      zone.endsWith("a") ? "1.00" : zone.endsWith("b") ? "1.06" : "0.97"));
+          out.add(new SpotPricePoint(zone, type, start.minus(Duration.ofHours(3)), z));
+          out.add(
+              new SpotPricePoint(
+                  zone, type, now.minus(Duration.ofHours(16)), z.multiply(new BigDecimal("1.12"))));
+          out.add(
+              new SpotPricePoint(
+                  zone, type, now.minus(Duration.ofHours(5)), z.multiply(new BigDecimal("0.93"))));
+        }
+      }
+      return out;
+    }
+  }
+
+  /**
+   * The simulated API server creates every pod "now"; a real cluster's pods have been running for a
+   * while. Pods start between their node's launch and a few hours ago.
+   */
+  static final class Backdated implements ClusterReader {
+    private final ClusterReader inner;
+    private final Instant now;
+
+    Backdated(ClusterReader inner, Instant now) {
+      this.inner = inner;
+      this.now = now;
+    }
+
+    /** Nodes were created when their instance launched, not when the simulator started. */
+    @Override
+    public List<ClusterNode> nodes() {
+      var out = new ArrayList<ClusterNode>();
+      for (ClusterNode n : inner.nodes()) {
+        int i = indexOf(n.name());
+        Instant created = i < 0 ? n.createdAt() : launched(i, now);
+        out.add(
+            new ClusterNode(
+                n.name(),
+                n.providerId(),
+                n.instanceId(),
+                n.instanceType(),
+                n.zone(),
+                n.capacityTypeLabel(),
+                n.nodePool(),
+                n.nodeGroup(),
+                created,
+                n.accelerators(),
+                n.acceleratorResource(),
+                n.cpuMillis(),
+                n.memoryBytes()));
+      }
+      return out;
+    }
+
+    private static int indexOf(String name) {
+      for (int i = 0; i < DemoFleet.NODES.size(); i++) {
+        if (DemoFleet.NODES.get(i).name().equals(name)) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    @Override
+    public List<ClusterPod> pods() {
+      var launch = new HashMap<String, Instant>();
+      for (int i = 0; i < DemoFleet.NODES.size(); i++) {
+        launch.put(DemoFleet.NODES.get(i).name(), launched(i, now));
+      }
+      var out = new ArrayList<ClusterPod>();
+      for (ClusterPod p : inner.pods()) {
+        Instant nodeStart = launch.getOrDefault(p.nodeName(), now.minus(Duration.ofHours(1)));
+        Instant start =
+            nodeStart.plus(Duration.ofMinutes(5 + Math.floorMod(p.name().hashCode(), 300)));
+        if (start.isAfter(now)) {
+          start = now.minus(Duration.ofMinutes(10));
+        }
+        out.add(
+            new ClusterPod(
+                p.namespace(),
+                p.name(),
+                p.uid(),
+                p.nodeName(),
+                p.team(),
+                p.accelerators(),
+                p.cpuMillis(),
+                p.memoryBytes(),
+                start,
+                p.finishedAt()));
+      }
+      return out;
+    }
+  }
+
+  /** What hourly snapshot runs saw earlier: a g6e node that lived three hours and is gone. */
+  static InventorySnapshot earlierSnapshot(Instant now) {
+    Instant start = now.truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(12));
+    Instant lastSeen = start.plus(Duration.ofHours(3));
+    var node =
+        new NodeRecord(
+            "i-0a1b2c3d4e5f60099",
+            "ip-10-0-2-29.ec2.internal",
+            "g6e.12xlarge",
+            REGION,
+            "us-east-1b",
+            Lifecycle.ON_DEMAND,
+            "gpu-inference",
+            null,
+            start,
+            null,
+            false,
+            4,
+            "nvidia.com/gpu",
+            48_000,
+            384L << 30,
+            true,
+            true,
+            start,
+            lastSeen);
+    var pods = new ArrayList<PodRecord>();
+    for (int i = 0; i < 2; i++) {
+      pods.add(
+          new PodRecord(
+              "sim-burst-" + i,
+              "inference",
+              "vllm-burst-" + i,
+              node.nodeName(),
+              null,
+              2,
+              8000,
+              64L << 30,
+              start.plus(Duration.ofMinutes(4)),
+              null,
+              lastSeen));
+    }
+    return new InventorySnapshot(
+        InventorySnapshot.VERSION, DemoFleet.CLUSTER, lastSeen, List.of(node), pods);
+  }
+}

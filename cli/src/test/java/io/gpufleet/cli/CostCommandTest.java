@@ -1,0 +1,116 @@
+package io.gpufleet.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpufleet.cost.model.CostOutcome;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** gpufleet cost-report's input checks and the cost part of gpufleet simulate. */
+class CostCommandTest {
+  final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+  final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+  @TempDir Path dir;
+
+  PrintStream out() {
+    return new PrintStream(outBytes, true, StandardCharsets.UTF_8);
+  }
+
+  PrintStream err() {
+    return new PrintStream(errBytes, true, StandardCharsets.UTF_8);
+  }
+
+  int run(String... argv) {
+    return Main.run(List.of(argv), out(), err());
+  }
+
+  String errText() {
+    return errBytes.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void shouldRequireTheCluster() {
+    assertThat(run("cost-report", "--out", dir.toString())).isEqualTo(2);
+    assertThat(errText()).contains("--cluster is required");
+  }
+
+  @Test
+  void shouldRejectABadWindowBeforeConnectingAnywhere() {
+    int code =
+        run(
+            "cost-report",
+            "--cluster",
+            "c",
+            "--out",
+            dir.toString(),
+            "--window",
+            "fortnight",
+            "--region",
+            "us-east-1");
+
+    assertThat(code).isEqualTo(2);
+    assertThat(errText()).contains("report window 'fortnight'");
+    assertThat(dir).isEmptyDirectory();
+  }
+
+  @Test
+  void shouldRejectABadAllocationRule() {
+    int code =
+        run(
+            "cost-report",
+            "--cluster",
+            "c",
+            "--out",
+            dir.toString(),
+            "--allocation-rule",
+            "weighted:gpu=2");
+
+    assertThat(code).isEqualTo(2);
+    assertThat(errText()).contains("weights add up to 2");
+  }
+
+  @Test
+  void shouldWantKubeconfigWithContext() {
+    int code =
+        run(
+            "cost-report",
+            "--cluster",
+            "c",
+            "--out",
+            dir.toString(),
+            "--region",
+            "us-east-1",
+            "--context",
+            "x");
+
+    assertThat(code).isEqualTo(2);
+    assertThat(errText()).contains("--context goes with --kubeconfig");
+  }
+
+  @Test
+  void simulateWritesAReportOfTheDemoFleetWithoutCredentials() throws Exception {
+    CostOutcome o = CostSimulation.run(out(), err(), false);
+
+    assertThat(o.status()).isEqualTo(CostOutcome.Status.REPORTED);
+    Path html = Path.of(o.outputs().get("html"));
+    assertThat(html).exists();
+    assertThat(Files.readString(html))
+        .contains("<svg")
+        .contains("chart-nodepool")
+        .contains("gpu-training");
+    assertThat(outBytes.toString(StandardCharsets.UTF_8)).contains("cost.html written to " + html);
+    // eight demo nodes plus the one earlier snapshots saw, one of them without an EC2 instance
+    assertThat(o.nodes()).isEqualTo(9);
+    assertThat(o.nodesWithoutEc2Match()).isEqualTo(1);
+    assertThat(o.priceSources()).containsEntry("api", 4L);
+    assertThat(o.pricingApiCalls()).isEqualTo(4);
+    assertThat(o.spotSavings().signum()).isPositive();
+    assertThat(errText()).contains("priced 4/4");
+  }
+}

@@ -1,0 +1,76 @@
+package io.gpufleet.cost;
+
+import io.gpufleet.core.pricing.StaticPrices;
+import io.gpufleet.cost.model.Ec2Instance;
+import io.gpufleet.cost.model.InventorySnapshot;
+import io.gpufleet.cost.model.Lifecycle;
+import io.gpufleet.cost.model.ReportWindow;
+import io.gpufleet.cost.render.ReportHtml;
+import io.gpufleet.cost.render.ReportJson;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.crac.Core;
+import org.crac.Resource;
+
+/**
+ * SnapStart priming: before the snapshot, build and render a small report from fixed data (merge,
+ * allocation, JSON, CSV, HTML) so those classes are loaded and compiled. No credentials, tokens,
+ * network or wall-clock time are captured.
+ */
+final class CostPriming implements Resource {
+  private static CostPriming instance;
+
+  static synchronized void register() {
+    instance = new CostPriming();
+    Core.getGlobalContext().register(instance);
+  }
+
+  @Override
+  public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
+    prime();
+  }
+
+  @Override
+  public void afterRestore(org.crac.Context<? extends Resource> context) {}
+
+  static void prime() {
+    Instant t = Instant.parse("2026-01-01T00:00:00Z");
+    var inv =
+        InventoryMerger.merge(
+            "prime",
+            "us-east-1",
+            t,
+            List.of(),
+            List.of(),
+            List.of(
+                new Ec2Instance(
+                    "i-0",
+                    "g6e.12xlarge",
+                    "us-east-1a",
+                    Lifecycle.ON_DEMAND,
+                    t.minus(Duration.ofHours(2)),
+                    "running",
+                    null,
+                    "prime",
+                    null)),
+            InventorySnapshot.empty("prime"),
+            Duration.ofDays(40));
+    var report =
+        ReportBuilder.build(
+            inv,
+            new ReportBuilder.Inputs(
+                "prime",
+                "us-east-1",
+                new ReportWindow("1h", t.minus(Duration.ofHours(1)), t),
+                t,
+                AllocationRule.GPU,
+                "team",
+                new StaticPrices(),
+                new SpotPrices(List.of()),
+                List.of()));
+    ReportJson.json(report);
+    ReportJson.csv(report);
+    ReportHtml.html(report);
+  }
+}

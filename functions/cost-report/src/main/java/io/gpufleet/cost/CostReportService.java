@@ -1,0 +1,372 @@
+package io.gpufleet.cost;
+
+import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.pricing.OnDemandPriceChain;
+import io.gpufleet.core.pricing.OnDemandPrices;
+import io.gpufleet.core.store.BlobStore;
+import io.gpufleet.cost.model.ClusterNode;
+import io.gpufleet.cost.model.ClusterPod;
+import io.gpufleet.cost.model.CostOutcome;
+import io.gpufleet.cost.model.CostReport;
+import io.gpufleet.cost.model.Ec2Instance;
+import io.gpufleet.cost.model.InventorySnapshot;
+import io.gpufleet.cost.model.Lifecycle;
+import io.gpufleet.cost.model.NodeRecord;
+import io.gpufleet.cost.model.ReportWindow;
+import io.gpufleet.cost.render.ReportHtml;
+import io.gpufleet.cost.render.ReportJson;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run: read the cluster and EC2 (concurrently), merge with the previous inventory snapshot and
+ * store the next one, price every (region, instance type) once (concurrently, the Pricing API's
+ * token bucket sets the pace), read Spot price history for the window, build the report, write
+ * cost.json / cost.csv / cost.html, report the outcome.
+ */
+public final class CostReportService {
+  private static final Logger LOG = LoggerFactory.getLogger(CostReportService.class);
+
+  /** Progress for interactive callers (the CLI prints it on stderr). */
+  @FunctionalInterface
+  public interface Progress {
+    void step(String message);
+
+    Progress NONE = m -> {};
+  }
+
+  /** A run request: a window spec (or the default), and whether to only take a snapshot. */
+  public record Request(String window, Instant anchor, boolean snapshotOnly) {}
+
+  private final CostSettings settings;
+  private final String region;
+  private final ClusterReader cluster;
+  private final InstanceReader instances;
+  private final SpotPriceHistory spot;
+  private final OnDemandPrices onDemand;
+  private final BlobStore store;
+  private final CostReporter reporter;
+  private final Clock clock;
+  private volatile CostReport lastReport;
+
+  public CostReportService(
+      CostSettings settings,
+      String region,
+      ClusterReader cluster,
+      InstanceReader instances,
+      SpotPriceHistory spot,
+      OnDemandPrices onDemand,
+      BlobStore store,
+      CostReporter reporter,
+      Clock clock) {
+    this.settings = settings;
+    this.region = region;
+    this.cluster = cluster;
+    this.instances = instances;
+    this.spot = spot;
+    this.onDemand = onDemand;
+    this.store = store;
+    this.reporter = reporter;
+    this.clock = clock;
+  }
+
+  public static String snapshotKey(String cluster) {
+    return "inventory/" + cluster + "/snapshot.json";
+  }
+
+  public static String reportPrefix(String cluster, ReportWindow w) {
+    return "reports/" + cluster + "/" + w.id() + "/";
+  }
+
+  /** The report of the last run (CLI and tests); null before one. */
+  public CostReport lastReport() {
+    return lastReport;
+  }
+
+  public CostOutcome run(Request request, Progress progress) {
+    long t0 = System.nanoTime();
+    Instant now = clock.instant();
+    ReportWindow window;
+    try {
+      Clock anchor =
+          request.anchor() == null
+              ? clock
+              : Clock.fixed(request.anchor(), java.time.ZoneOffset.UTC);
+      window =
+          request.snapshotOnly()
+              ? null
+              : WindowSpec.resolve(
+                  request.window() == null ? settings.defaultWindow() : request.window(), anchor);
+    } catch (ConfigException e) {
+      var o = CostOutcome.rejected(settings.clusterName(), e.getMessage());
+      reporter.report(o, null);
+      return o;
+    }
+    var warnings = new ArrayList<String>();
+    progress.step("reading nodes, pods and EC2 instances of " + settings.clusterName());
+    InventorySnapshot next = inventory(now, warnings);
+    progress.step(
+        "inventory: "
+            + next.nodes().size()
+            + " nodes, "
+            + next.pods().size()
+            + " pods (snapshot stored)");
+    if (request.snapshotOnly()) {
+      var o =
+          new CostOutcome(
+              CostOutcome.Status.SNAPSHOT,
+              settings.clusterName(),
+              null,
+              null,
+              null,
+              "inventory snapshot: "
+                  + next.nodes().size()
+                  + " nodes, "
+                  + next.pods().size()
+                  + " pods",
+              java.util.Map.of("snapshot", store.locate(snapshotKey(settings.clusterName()))),
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              next.nodes().size(),
+              next.pods().size(),
+              null,
+              null,
+              null,
+              java.util.Map.of(),
+              null,
+              (System.nanoTime() - t0) / 1_000_000,
+              warnings);
+      reporter.report(o, null);
+      return o;
+    }
+    if (onDemand instanceof OnDemandPriceChain chain) {
+      chain.beginRun();
+    }
+    int apiBefore = onDemand instanceof OnDemandPriceChain c ? c.apiCalls() : 0;
+    prefetchPrices(next, window, progress);
+    var spotTypes = new TreeSet<String>();
+    for (NodeRecord n : next.nodes()) {
+      if (n.lifecycle() == Lifecycle.SPOT && window.clip(n.start(), n.end()) != null) {
+        spotTypes.add(n.instanceType());
+      }
+    }
+    progress.step("reading Spot price history for " + spotTypes.size() + " instance types");
+    SpotPrices spotPrices;
+    try {
+      spotPrices = new SpotPrices(spot.history(spotTypes, window.start(), window.end()));
+    } catch (RuntimeException e) {
+      LOG.warn("Spot price history unavailable: {}", e.toString());
+      warnings.add(
+          "Spot price history unavailable (" + e.getMessage() + "): Spot nodes at On-Demand price");
+      spotPrices = new SpotPrices(List.of());
+    }
+    var report =
+        ReportBuilder.build(
+            next,
+            new ReportBuilder.Inputs(
+                settings.clusterName(),
+                region,
+                window,
+                now,
+                settings.rule(),
+                settings.teamLabel(),
+                onDemand,
+                spotPrices,
+                List.copyOf(warnings)));
+    lastReport = report;
+    progress.step("writing cost.json, cost.csv and cost.html");
+    String prefix = reportPrefix(settings.clusterName(), window);
+    var outputs = new LinkedHashMap<String, String>();
+    write(prefix + "cost.json", ReportJson.json(report), "application/json", outputs, "json");
+    write(prefix + "cost.csv", ReportJson.csv(report), "text/csv; charset=utf-8", outputs, "csv");
+    write(
+        prefix + "cost.html", ReportHtml.html(report), "text/html; charset=utf-8", outputs, "html");
+    if (onDemand instanceof OnDemandPriceChain chain) {
+      chain.flush();
+    }
+    int apiCalls = onDemand instanceof OnDemandPriceChain c ? c.apiCalls() - apiBefore : 0;
+    var k = report.kpis();
+    var o =
+        new CostOutcome(
+            CostOutcome.Status.REPORTED,
+            settings.clusterName(),
+            window.spec(),
+            window.start(),
+            window.end(),
+            "cost report for "
+                + window.spec()
+                + ": "
+                + report.header().currency()
+                + " "
+                + k.totalCost(),
+            outputs,
+            report.header().currency(),
+            k.totalCost(),
+            k.onDemandEquivalentCost(),
+            k.spotSavings(),
+            k.idleGpuPercent(),
+            k.idleGpuCost(),
+            k.costPerGpuHour(),
+            k.projectedMonthTotal(),
+            k.nodes(),
+            k.pods(),
+            k.nodesWithoutEc2Match(),
+            k.unpricedNodes(),
+            apiCalls,
+            report.header().priceSources(),
+            settings.rule().name(),
+            (System.nanoTime() - t0) / 1_000_000,
+            List.copyOf(warnings));
+    reporter.report(o, report);
+    return o;
+  }
+
+  private void write(
+      String key, byte[] body, String type, LinkedHashMap<String, String> outputs, String name) {
+    store.put(key, body, type);
+    outputs.put(name, store.locate(key));
+  }
+
+  /** Reads cluster and EC2 concurrently, merges with the stored snapshot, stores the next one. */
+  InventorySnapshot inventory(Instant now, List<String> warnings) {
+    List<ClusterNode> nodes;
+    List<ClusterPod> pods;
+    try (var exec = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<List<ClusterNode>> fNodes = exec.submit(cluster::nodes);
+      Future<List<ClusterPod>> fPods = exec.submit(cluster::pods);
+      Future<InventorySnapshot> fPrev = exec.submit(() -> previous(warnings));
+      nodes = get(fNodes);
+      var ids = nodes.stream().map(ClusterNode::instanceId).filter(Objects::nonNull).toList();
+      Future<List<Ec2Instance>> fEc2 =
+          exec.submit(() -> instances.clusterInstances(settings.clusterName(), ids));
+      pods = get(fPods);
+      var ec2 = get(fEc2);
+      var prev = get(fPrev);
+      var next =
+          InventoryMerger.merge(
+              settings.clusterName(),
+              region,
+              now,
+              nodes,
+              pods,
+              ec2,
+              prev,
+              settings.snapshotRetention());
+      try {
+        store.put(
+            snapshotKey(settings.clusterName()),
+            Json.MAPPER.writeValueAsBytes(next),
+            "application/json");
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      return next;
+    }
+  }
+
+  private InventorySnapshot previous(List<String> warnings) {
+    String key = snapshotKey(settings.clusterName());
+    var bytes = store.get(key);
+    if (bytes.isEmpty()) {
+      return InventorySnapshot.empty(settings.clusterName());
+    }
+    try {
+      var s = Json.MAPPER.readValue(bytes.get(), InventorySnapshot.class);
+      if (s.version() != InventorySnapshot.VERSION || s.nodes() == null || s.pods() == null) {
+        throw new IOException("unsupported snapshot version " + s.version());
+      }
+      return s;
+    } catch (IOException e) {
+      // a broken snapshot loses history but must not stop today's report
+      LOG.warn("inventory snapshot {} unreadable: {}", store.locate(key), e.toString());
+      synchronized (warnings) {
+        warnings.add(
+            "previous inventory snapshot unreadable; nodes gone since the last run are missing");
+      }
+      return InventorySnapshot.empty(settings.clusterName());
+    }
+  }
+
+  /** One lookup per distinct (region, type), concurrently; the chain is single-flight anyway. */
+  private void prefetchPrices(InventorySnapshot inv, ReportWindow window, Progress progress) {
+    Set<List<String>> keys = new java.util.LinkedHashSet<>();
+    for (NodeRecord n : inv.nodes()) {
+      if (window.clip(n.start(), n.end()) != null && n.instanceType() != null) {
+        keys.add(List.of(n.region(), n.instanceType()));
+      }
+    }
+    progress.step("pricing " + keys.size() + " instance types");
+    var done = new AtomicInteger();
+    var limit = new Semaphore(settings.pricingConcurrency());
+    try (var exec = Executors.newVirtualThreadPerTaskExecutor()) {
+      var futures = new ArrayList<Future<?>>();
+      for (var k : keys) {
+        futures.add(
+            exec.submit(
+                () -> {
+                  limit.acquireUninterruptibly();
+                  try {
+                    var p = onDemand.hourly(k.get(0), k.get(1));
+                    progress.step(
+                        "  priced "
+                            + done.incrementAndGet()
+                            + "/"
+                            + keys.size()
+                            + ": "
+                            + k.get(1)
+                            + " "
+                            + p.map(
+                                    x ->
+                                        x.currency()
+                                            + " "
+                                            + x.perHour().toPlainString()
+                                            + "/h ("
+                                            + x.source()
+                                            + ")")
+                                .orElse("unknown"));
+                  } finally {
+                    limit.release();
+                  }
+                }));
+      }
+      for (var f : futures) {
+        get(f);
+      }
+    }
+  }
+
+  private static <T> T get(Future<T> f) {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+}

@@ -1,0 +1,43 @@
+package io.gpufleet.cost.model;
+
+import java.time.Instant;
+
+/**
+ * One node of the inventory (and of the S3 snapshot): what is known about an instance that was part
+ * of the cluster. {@code end} is null while it runs; {@code endEstimated} says the end is the last
+ * time it was seen rather than a known stop time. {@code ec2Matched} is false when no EC2 instance
+ * could be found for a node (it is priced from its labels); {@code inCluster} is false for tagged
+ * instances that never showed up as nodes.
+ */
+public record NodeRecord(
+    String id,
+    String nodeName,
+    String instanceType,
+    String region,
+    String zone,
+    Lifecycle lifecycle,
+    String nodePool,
+    String nodeGroup,
+    Instant start,
+    Instant end,
+    boolean endEstimated,
+    int accelerators,
+    String acceleratorResource,
+    long cpuMillis,
+    long memoryBytes,
+    boolean ec2Matched,
+    boolean inCluster,
+    Instant firstSeen,
+    Instant lastSeen) {
+
+  /** NodePool, else node group, else "(none)": the rollup key for "where nodes come from". */
+  public String group() {
+    if (nodePool != null && !nodePool.isBlank()) {
+      return nodePool;
+    }
+    if (nodeGroup != null && !nodeGroup.isBlank()) {
+      return "nodegroup/" + nodeGroup;
+    }
+    return "(none)";
+  }
+}

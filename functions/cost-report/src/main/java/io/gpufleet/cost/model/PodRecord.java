@@ -1,0 +1,20 @@
+package io.gpufleet.cost.model;
+
+import java.time.Instant;
+
+/**
+ * One pod of the inventory (and of the snapshot), its requests already expressed in the units of
+ * its node's accelerator resource. {@code end} is null while it runs.
+ */
+public record PodRecord(
+    String uid,
+    String namespace,
+    String name,
+    String nodeName,
+    String team,
+    double accelerators,
+    long cpuMillis,
+    long memoryBytes,
+    Instant start,
+    Instant end,
+    Instant lastSeen) {}

@@ -1,0 +1,45 @@
+package io.gpufleet.core.aws;
+
+import io.gpufleet.core.store.BlobStore;
+import java.util.Optional;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+
+/**
+ * Blobs in one S3 bucket under an optional prefix. Objects get the bucket's default encryption (the
+ * template's report bucket enforces SSE), so no key material is named here.
+ */
+public final class S3BlobStore implements BlobStore {
+  private final S3Client s3;
+  private final String bucket;
+  private final String prefix;
+
+  public S3BlobStore(S3Client s3, String bucket, String prefix) {
+    this.s3 = s3;
+    this.bucket = bucket;
+    this.prefix = prefix == null || prefix.isBlank() ? "" : prefix.replaceAll("/*$", "/");
+  }
+
+  @Override
+  public Optional<byte[]> get(String key) {
+    try {
+      return Optional.of(
+          s3.getObjectAsBytes(r -> r.bucket(bucket).key(prefix + key)).asByteArray());
+    } catch (NoSuchKeyException e) {
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public void put(String key, byte[] body, String contentType) {
+    s3.putObject(
+        r -> r.bucket(bucket).key(prefix + key).contentType(contentType),
+        RequestBody.fromBytes(body));
+  }
+
+  @Override
+  public String locate(String key) {
+    return "s3://" + bucket + "/" + prefix + key;
+  }
+}
