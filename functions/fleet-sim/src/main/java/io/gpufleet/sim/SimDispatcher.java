@@ -95,6 +95,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
 
   final PodStore pods = PodStore.pods();
   final PodStore nodes = PodStore.nodes();
+  final ObjectStore objects = new ObjectStore();
 
   private MockResponse route(RecordedRequest request) {
     String path = request.getPath();
@@ -109,6 +110,14 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
         return store.handle(
             request.getMethod(), path, request.getHeader("Content-Type"), request.getUtf8Body());
       }
+    }
+    if (objects.handles(path)) {
+      return objects.handle(
+          request.getMethod(),
+          path,
+          request.getHeader("Content-Type"),
+          request.getUtf8Body(),
+          request.getHeader(ADMIN_HEADER) != null);
     }
     invalidate(request.method(), path);
     return super.dispatch(request);
