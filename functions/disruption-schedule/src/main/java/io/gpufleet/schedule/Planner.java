@@ -265,7 +265,8 @@ public final class Planner {
               null);
       return Optional.of(new Step(change, new Write(s.ref(), fields, Map.of())));
     }
-    if (wanted.isEmpty()) {
+    if (wanted.isEmpty() || wanted.get().equals(original)) {
+      // the window wants the original values back (explicitly or by not naming the object)
       var change =
           new Change(
               s.ref().kind(),

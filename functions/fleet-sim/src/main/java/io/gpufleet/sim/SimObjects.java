@@ -16,6 +16,9 @@ import java.util.Optional;
  * none of it recorded as a client write), plus the writes clients made.
  */
 public final class SimObjects {
+  /** Creation time of seeded objects that do not name one. */
+  public static final Instant SEEDED = Instant.parse("2025-01-01T00:00:00Z");
+
   private final SimDispatcher dispatcher;
 
   SimObjects(SimDispatcher dispatcher) {
@@ -108,6 +111,8 @@ public final class SimObjects {
     if (namespace != null) {
       meta.put("namespace", namespace);
     }
+    // an old object unless a builder says otherwise (the store stamps the wall clock otherwise)
+    meta.put("creationTimestamp", SEEDED.toString());
     if (labels != null && !labels.isEmpty()) {
       ObjectNode l = meta.putObject("labels");
       labels.forEach(l::put);
