@@ -20,7 +20,12 @@ public final class Main {
                                  --instance ID --cluster NAME [--region R] [--kubeconfig [--context C]]
                                  [--dry-run] [--kind spot-interruption|health-scheduled|state-change|rebalance]
                                  [--deadline 120s] [--json]
-        bench NAME               benchmarks: drain, drain-burst, cold (prints one JSON line last)
+        budgets render           native Karpenter disruption.budgets (UTC cron) for a policy, and the
+                                 dates DST shifts them   --policy FILE [--at ISO-8601] [--json]
+        budgets apply            reconcile NodePool budgets and workload replicas for now (or --at)
+                                 --policy FILE [--at 2026-03-29T02:30:00+02:00] [--dry-run] [--json]
+                                 [--kubeconfig [--context C] | --cluster NAME [--region R]]
+        bench NAME               benchmarks: drain, drain-burst, cold, budgets (prints one JSON line last)
         test                     (launcher) run the whole test suite as CI does
       """;
 
@@ -40,6 +45,7 @@ public final class Main {
         case "simulate" -> new SimulateCommand(out, err).run(rest);
         case "drain" -> new DrainCommand(out, err).run(rest);
         case "bench" -> new BenchCommand(out, err).run(rest);
+        case "budgets" -> new BudgetsCommand(out, err).run(rest);
         default -> {
           err.println("gpufleet: unknown command '" + argv.get(0) + "'");
           err.print(USAGE);
