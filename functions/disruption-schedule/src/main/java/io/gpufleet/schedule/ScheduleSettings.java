@@ -11,7 +11,7 @@ import io.gpufleet.core.config.Settings;
  *   <li>{@code SCHEDULE_POLICY}: where the policy is: {@code ssm:/parameter/name}, {@code
  *       s3://bucket/key}, {@code file:/path} or the YAML/JSON document itself
  *   <li>{@code SCHEDULE_DRY_RUN} (default false): compute and report the diff, write nothing
- *   <li>{@code SCHEDULE_WRITE_CONCURRENCY} (default 32): applies in flight at once
+ *   <li>{@code SCHEDULE_WRITE_CONCURRENCY} (default 64): applies in flight at once
  *   <li>{@code SCHEDULE_KUBE_EVENTS} (default true): a Kubernetes Event per changed object
  * </ul>
  */
@@ -34,11 +34,11 @@ public record ScheduleSettings(
         s.required("CLUSTER_NAME"),
         source,
         s.bool("SCHEDULE_DRY_RUN", false),
-        s.integer("SCHEDULE_WRITE_CONCURRENCY", 32, 1, 256),
+        s.integer("SCHEDULE_WRITE_CONCURRENCY", 64, 1, 256),
         s.bool("SCHEDULE_KUBE_EVENTS", true));
   }
 
   public static ScheduleSettings defaults(String cluster, String policySource) {
-    return new ScheduleSettings(cluster, policySource, false, 32, true);
+    return new ScheduleSettings(cluster, policySource, false, 64, true);
   }
 }

@@ -244,7 +244,11 @@ final class ObjectStore {
           "BadRequest",
           "PATCH requests that use server-side apply must provide a fieldManager");
     }
-    JsonNode parsed = Yaml.MAPPER.readTree(body);
+    // the API server takes YAML or JSON; clients (fabric8 included) send JSON, parsed directly
+    JsonNode parsed =
+        body.stripLeading().startsWith("{")
+            ? Json.MAPPER.readTree(body)
+            : Yaml.MAPPER.readTree(body);
     if (!(parsed instanceof ObjectNode applied)) {
       return SimDispatcher.status(400, "BadRequest", "apply body is not an object");
     }

@@ -96,6 +96,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
   final PodStore pods = PodStore.pods();
   final PodStore nodes = PodStore.nodes();
   final ObjectStore objects = new ObjectStore();
+  final EventStore events = new EventStore();
 
   private MockResponse route(RecordedRequest request) {
     String path = request.getPath();
@@ -110,6 +111,9 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
         return store.handle(
             request.getMethod(), path, request.getHeader("Content-Type"), request.getUtf8Body());
       }
+    }
+    if (events.handles(path)) {
+      return events.handle(request.getMethod(), path, request.getUtf8Body());
     }
     if (objects.handles(path)) {
       return objects.handle(

@@ -307,15 +307,24 @@ public final class FabricScheduleGateway implements ClusterPort {
   public void apply(Write w) {
     ResourceDefinitionContext ctx = context(w.ref().kind());
     String body = Json.write(applyBody(w));
+    // resource(item) names the object without a read: withName(..).patch(..) would GET it first
+    var item = new GenericKubernetesResource();
+    item.setApiVersion(w.ref().apiVersion());
+    item.setKind(w.ref().kind());
+    item.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withName(w.ref().name())
+            .withNamespace(w.ref().namespace())
+            .build());
     try {
       if (ctx.isNamespaceScoped()) {
         client
             .genericKubernetesResources(ctx)
             .inNamespace(w.ref().namespace())
-            .withName(w.ref().name())
+            .resource(item)
             .patch(APPLY, body);
       } else {
-        client.genericKubernetesResources(ctx).withName(w.ref().name()).patch(APPLY, body);
+        client.genericKubernetesResources(ctx).resource(item).patch(APPLY, body);
       }
     } catch (KubernetesClientException e) {
       String msg =
