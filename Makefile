@@ -39,3 +39,7 @@ endef
 .PHONY: build-InterruptionDrainFunction
 build-InterruptionDrainFunction:
 	$(call lambda-jar,interruption-drain)
+
+.PHONY: build-DisruptionScheduleFunction
+build-DisruptionScheduleFunction:
+	$(call lambda-jar,disruption-schedule)
