@@ -416,6 +416,37 @@ class ReconcileTest {
   }
 
   @Test
+  void shouldReportAFailedWriteAsPartialAndHealItOnTheNextRun() {
+    // the API server fails the first apply to the StatefulSet
+    cluster.fail(
+        r -> r.getMethod().equals("PATCH") && r.getPath().contains("/statefulsets/vector-db"),
+        500,
+        1);
+
+    ScheduleOutcome first = run(POLICY, NIGHT);
+
+    assertThat(first.status()).isEqualTo(Status.PARTIAL);
+    assertThat(first.failed()).isEqualTo(1);
+    assertThat(first.changes())
+        .filteredOn(c -> c.result() == Change.Result.FAILED)
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.name()).isEqualTo("vector-db");
+              assertThat(c.error()).contains("HTTP 500");
+            });
+    assertThat(replicas("Deployment", "chat")).as("the other writes went through").isZero();
+    assertThat(notifier.sent).hasSize(1);
+    assertThat(metrics.total("WritesFailed")).isEqualTo(1);
+
+    ScheduleOutcome next = run(POLICY, NIGHT.plusSeconds(900));
+
+    assertThat(next.status()).isEqualTo(Status.RECONCILED);
+    assertThat(next.changes()).extracting(Change::name).containsExactly("vector-db");
+    assertThat(replicas("StatefulSet", "vector-db")).isZero();
+  }
+
+  @Test
   void shouldReportAConflictWhenTheObjectChangesBetweenReadAndWrite() {
     var gateway = new FabricScheduleGateway(client, Clock.systemUTC());
     var chat =
