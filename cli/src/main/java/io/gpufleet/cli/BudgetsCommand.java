@@ -62,7 +62,9 @@ final class BudgetsCommand {
     Instant at = at(args.get("at"), policy).orElseGet(Instant::now);
     var result = NativeBudgets.render(policy, at);
     if (args.flag("json")) {
-      out.println(Json.writePretty(new RenderJson(result.rules(), result.dstShifts(), at)));
+      out.println(
+          Json.writePretty(
+              new RenderJson(result.rules(), result.dstShifts(), result.transitions(), at)));
     } else {
       out.print(NativeBudgets.toText(result));
     }

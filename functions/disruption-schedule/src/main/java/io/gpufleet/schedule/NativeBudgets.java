@@ -53,6 +53,51 @@ public final class NativeBudgets {
 
   private static final CronParser PARSER = new CronParser(KARPENTER);
 
+  /**
+   * EventBridge Scheduler's dialect: 6 fields with a year, day-of-week 1-7 with Sunday = 1 (or
+   * SUN-SAT), exactly one of day-of-month / day-of-week given, the other '?'.
+   */
+  public static final CronDefinition EVENTBRIDGE =
+      CronDefinitionBuilder.defineCron()
+          .withMinutes()
+          .withValidRange(0, 59)
+          .and()
+          .withHours()
+          .withValidRange(0, 23)
+          .and()
+          .withDayOfMonth()
+          .withValidRange(1, 31)
+          .supportsL()
+          .supportsW()
+          .supportsQuestionMark()
+          .and()
+          .withMonth()
+          .withValidRange(1, 12)
+          .and()
+          .withDayOfWeek()
+          .withValidRange(1, 7)
+          .withMondayDoWValue(2)
+          .supportsHash()
+          .supportsL()
+          .supportsQuestionMark()
+          .and()
+          .withYear()
+          .withValidRange(1970, 2199)
+          .and()
+          .withCronValidation(
+              com.cronutils.model.definition.CronConstraintsFactory
+                  .ensureEitherDayOfWeekOrDayOfMonth())
+          .instance();
+
+  private static final CronParser EVENTBRIDGE_PARSER = new CronParser(EVENTBRIDGE);
+
+  /**
+   * One window boundary as an EventBridge Scheduler cron in the policy's own zone (with {@code
+   * ScheduleExpressionTimezone}, DST-correct): schedules firing exactly at the boundaries, for
+   * those who want the reconcile at the edges rather than every 15 minutes.
+   */
+  public record Transition(String window, String edge, String expression) {}
+
   /** One native budget; {@code schedule}/{@code duration} null for an always-active budget. */
   public record NativeBudget(
       String nodes, List<String> reasons, String schedule, String duration, String comment) {}
@@ -66,7 +111,12 @@ public final class NativeBudgets {
 
   public record Shift(Instant at, ZoneOffset before, ZoneOffset after) {}
 
-  public record Result(Policy policy, Instant at, List<Rendered> rules, List<Shift> dstShifts) {}
+  public record Result(
+      Policy policy,
+      Instant at,
+      List<Rendered> rules,
+      List<Shift> dstShifts,
+      List<Transition> transitions) {}
 
   private NativeBudgets() {}
 
@@ -143,7 +193,7 @@ public final class NativeBudgets {
           new Rendered(
               rule.name(), selector.trim(), offset, List.copyOf(budgets), List.copyOf(warnings)));
     }
-    return new Result(policy, at, List.copyOf(rules), shifts(policy, at));
+    return new Result(policy, at, List.copyOf(rules), shifts(policy, at), transitions(policy));
   }
 
   /** The window's local start on its local days, moved to UTC at {@code offset}. */
@@ -162,6 +212,33 @@ public final class NativeBudgets {
     Cron parsed = PARSER.parse(expr);
     parsed.validate();
     return expr;
+  }
+
+  /** Start and end of every window as EventBridge Scheduler crons in local time. */
+  static List<Transition> transitions(Policy policy) {
+    var out = new ArrayList<Transition>();
+    for (Window w : policy.windows()) {
+      out.add(new Transition(w.name(), "start", eventBridgeCron(w.startMinute(), w.days())));
+      int end = w.endMinute() % 1440;
+      var endDays = EnumSet.noneOf(DayOfWeek.class);
+      boolean nextDay = w.crossesMidnight() || w.endMinute() == 1440;
+      w.days().forEach(d -> endDays.add(nextDay ? d.plus(1) : d));
+      out.add(new Transition(w.name(), "end", eventBridgeCron(end, endDays)));
+    }
+    return out;
+  }
+
+  static String eventBridgeCron(int minuteOfDay, Set<DayOfWeek> days) {
+    String dow =
+        days.size() == 7
+            ? "*"
+            : days.stream()
+                .sorted((a, b) -> Integer.compare(a.getValue() % 7, b.getValue() % 7))
+                .map(d -> d.name().substring(0, 3))
+                .collect(Collectors.joining(","));
+    String expr = (minuteOfDay % 60) + " " + (minuteOfDay / 60) + " ? * " + dow + " *";
+    EVENTBRIDGE_PARSER.parse(expr).validate();
+    return "cron(" + expr + ")";
   }
 
   /** Karpenter-style day list, Sunday first: "sun,sat", "mon,tue,wed,thu,fri". */
@@ -230,6 +307,21 @@ public final class NativeBudgets {
       }
       for (String w : rule.warnings()) {
         sb.append("# WARNING: ").append(w).append('\n');
+      }
+    }
+    if (!r.transitions().isEmpty()) {
+      sb.append(
+              "\n# Optional: EventBridge Scheduler ticks exactly at the window edges (ScheduleExpressionTimezone ")
+          .append(r.policy().zone().getId())
+          .append(", DST-correct), in addition to or instead of rate(15 minutes):\n");
+      for (Transition t : r.transitions()) {
+        sb.append("#   ")
+            .append(t.window())
+            .append(' ')
+            .append(t.edge())
+            .append(": ")
+            .append(t.expression())
+            .append('\n');
       }
     }
     sb.append('\n');

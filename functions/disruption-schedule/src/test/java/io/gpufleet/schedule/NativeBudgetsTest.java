@@ -132,4 +132,34 @@ class NativeBudgetsTest {
         .isEqualTo("0 0 * * mon,tue,wed,thu,fri");
     assertThat(NativeBudgets.toText(r)).contains("No DST change");
   }
+
+  @Test
+  void shouldOfferEventBridgeCronsAtTheWindowEdgesInTheirOwnDialect() {
+    var r = NativeBudgets.render(POLICY, WINTER);
+
+    assertThat(r.transitions())
+        .extracting(
+            NativeBudgets.Transition::window,
+            NativeBudgets.Transition::edge,
+            NativeBudgets.Transition::expression)
+        .contains(
+            org.assertj.core.groups.Tuple.tuple(
+                "business-hours", "start", "cron(0 8 ? * MON,TUE,WED,THU,FRI *)"),
+            org.assertj.core.groups.Tuple.tuple(
+                "business-hours", "end", "cron(0 19 ? * MON,TUE,WED,THU,FRI *)"),
+            // Saturday and Sunday 22:00-02:00 end on Sunday and Monday
+            org.assertj.core.groups.Tuple.tuple("weekend-night", "end", "cron(0 2 ? * SUN,MON *)"));
+    // the dialect: Sunday = 1, day-of-month '?' when day-of-week is given
+    var parser = new CronParser(NativeBudgets.EVENTBRIDGE);
+    var sunday = parser.parse("0 2 ? * 1 *");
+    var next =
+        ExecutionTime.forCron(sunday)
+            .nextExecution(ZonedDateTime.of(2026, 1, 14, 0, 0, 0, 0, ZoneOffset.UTC))
+            .orElseThrow();
+    assertThat(next.getDayOfWeek()).isEqualTo(java.time.DayOfWeek.SUNDAY);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> parser.parse("0 2 * * MON *").validate())
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(NativeBudgets.toText(r)).contains("ScheduleExpressionTimezone Europe/Berlin");
+  }
 }
