@@ -74,6 +74,7 @@ final class BudgetsCommand {
   record RenderJson(
       List<NativeBudgets.Rendered> rules,
       List<NativeBudgets.Shift> dstShifts,
+      List<NativeBudgets.Transition> transitions,
       Instant renderedAt) {}
 
   private int apply(List<String> argv) throws Exception {
