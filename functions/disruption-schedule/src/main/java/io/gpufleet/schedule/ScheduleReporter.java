@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Sends one outcome everywhere it belongs: a JSON log line (every change with before/after), EMF
- * metrics, an EventBridge event when something changed or needs attention, a notification for an
- * invalid policy or failed writes, and (during the run) a Kubernetes Event per changed object.
- * Reporting never fails a run: a sink that fails is logged and counted.
+ * metrics, an EventBridge event when something changed or failed, a notification for an invalid
+ * policy or failed writes, and (during the run) a Kubernetes Event per changed object. Reporting
+ * never fails a run: a sink that fails is logged and counted.
  */
 public final class ScheduleReporter {
   public static final String DETAIL_TYPE = "GPU Fleet Disruption Schedule Outcome";
@@ -64,9 +64,9 @@ public final class ScheduleReporter {
     if (o.durationMs() > 0) {
       metrics.add("ReconcileTime", o.durationMs(), Unit.MILLISECONDS);
     }
+    // held objects are in the log and metrics of every run; the event bus hears of changes
     boolean interesting =
         !o.changes().isEmpty()
-            || o.notices().stream().anyMatch(n -> n.action() == Change.Action.HOLD)
             || o.status() == Status.INVALID_POLICY
             || o.status() == Status.PARTIAL;
     if (interesting) {

@@ -283,6 +283,8 @@ class ReconcileTest {
             });
     assertThat(metrics.total("ChangedByOthers")).isEqualTo(1);
     assertThat(metrics.total("Held")).isEqualTo(1);
+    // night (changes), later that night (held only: nothing published), morning (changes)
+    assertThat(publisher.published).hasSize(2);
   }
 
   static final String KEDA_POLICY =
