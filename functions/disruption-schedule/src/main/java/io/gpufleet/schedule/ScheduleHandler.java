@@ -17,6 +17,8 @@ public final class ScheduleHandler implements RequestStreamHandler {
 
   public ScheduleHandler() {
     this(ScheduleWiring.fromEnvironment());
+    // read-only paths loaded at init (and again before a SnapStart snapshot)
+    SchedulePriming.prime();
     SchedulePriming.register();
   }
 

@@ -73,6 +73,55 @@ public final class FabricScheduleGateway implements ClusterPort {
     this.clock = clock;
   }
 
+  /**
+   * Builds, without any request, what a run's reads and writes need from a JSON mapper: list
+   * answers of every kind mapped to states, an apply body, an Event. SnapStart priming; no network,
+   * credentials, tokens or clock.
+   */
+  public void prime() {
+    prime(client.getKubernetesSerialization());
+  }
+
+  public static void prime(io.fabric8.kubernetes.client.utils.KubernetesSerialization json) {
+    var list = json.unmarshal(SAMPLE_LIST, GenericKubernetesResourceList.class);
+    var pool = toNodePool(list.getItems().get(0));
+    for (WorkloadKind k : WorkloadKind.values()) {
+      toWorkload(list.getItems().get(1), k);
+    }
+    var write =
+        new Write(
+            pool.ref(),
+            Json.MAPPER.createObjectNode().put("consolidateAfter", "1m"),
+            Map.of(Planner.ORIGINAL, "{}"));
+    json.unmarshal(Json.write(applyBody(write)), GenericKubernetesResource.class);
+    json.asJson(
+        new EventBuilder()
+            .withNewMetadata()
+            .withName("prime")
+            .withNamespace("default")
+            .endMetadata()
+            .withInvolvedObject(
+                new ObjectReferenceBuilder().withKind("NodePool").withName("p").build())
+            .withType("Normal")
+            .withReason("Prime")
+            .withMessage("prime")
+            .build());
+  }
+
+  private static final String SAMPLE_LIST =
+      """
+      {"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":"1","continue":""},"items":[
+       {"apiVersion":"karpenter.sh/v1","kind":"NodePool","metadata":{"name":"p","uid":"u",
+        "resourceVersion":"1","creationTimestamp":"1970-01-01T00:00:00Z","labels":{"a":"b"},
+        "annotations":{"a":"b"}},"spec":{"disruption":{"consolidateAfter":"1m",
+        "budgets":[{"nodes":"10%","reasons":["Empty"]}]}}},
+       {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"n","uid":"u",
+        "resourceVersion":"1","creationTimestamp":"1970-01-01T00:00:00Z","labels":{"a":"b"},
+        "annotations":{"autoscaling.keda.sh/paused-replicas":"0"},"ownerReferences":[{"apiVersion":
+        "keda.sh/v1alpha1","kind":"ScaledObject","name":"s","uid":"u"}]},"spec":{"replicas":1,
+        "minReplicas":1,"maxReplicas":2,"scaleTargetRef":{"kind":"Deployment","name":"d"}}}]}
+      """;
+
   private static ResourceDefinitionContext ctx(
       String group, String version, String kind, String plural, boolean namespaced) {
     return new ResourceDefinitionContext.Builder()
