@@ -43,3 +43,6 @@ build-InterruptionDrainFunction:
 .PHONY: build-CostReportFunction
 build-CostReportFunction:
 	$(call lambda-jar,cost-report)
+.PHONY: build-DisruptionScheduleFunction
+build-DisruptionScheduleFunction:
+	$(call lambda-jar,disruption-schedule)

@@ -69,6 +69,19 @@ if ! grep -q '"level":"WARN","message":"cost report rejected' <<<"$out" \
   exit 1
 fi
 echo "== cost report jar smoke test: ok"
+echo "== disruption-schedule jar smoke test: a payload that is no schedule tick gives a JSON log line and REJECTED, log4j reports no configuration error"
+jar=$(ls "$ROOT"/functions/disruption-schedule/target/disruption-schedule-*-lambda.jar)
+out=$(echo '{}' | CLUSTER_NAME=smoke SCHEDULE_POLICY="file:$ROOT/deploy/policy/disruption-schedule.example.yaml" \
+  KUBE_API_URL=http://127.0.0.1:9 AWS_REGION=us-east-1 POWERTOOLS_SERVICE_NAME=smoke \
+  "$JAVA_HOME/bin/java" -jar "$jar" - 2>&1)
+if ! grep -q '"level":"WARN","message":"schedule REJECTED' <<<"$out" \
+   || ! grep -q '"status":"REJECTED"' <<<"$out" \
+   || grep -q 'StatusLogger' <<<"$out"; then
+  echo "$out" >&2
+  echo "== disruption-schedule jar smoke test FAILED" >&2
+  exit 1
+fi
+echo "== disruption-schedule jar smoke test: ok"
 
 echo "== template tier"
 VENV="$VENV" "$ROOT/deploy/check-template.sh"

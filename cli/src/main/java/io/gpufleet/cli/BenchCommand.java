@@ -46,16 +46,18 @@ final class BenchCommand {
     this.err = err;
   }
 
+  static final String NAMES = "drain [--real], drain-burst, cold, cost, budgets";
+
   int run(List<String> argv) throws Exception {
     if (argv.isEmpty()) {
-      throw new ConfigException("bench: name a benchmark: drain, drain-burst, cold, cost");
+      throw new ConfigException("bench: name a benchmark: " + NAMES);
     }
     String name = argv.get(0);
     var args =
         Args.parse(
             "bench " + name,
             argv.subList(1, argv.size()),
-            Set.of("pods", "latency-ms", "events", "runs", "instances"),
+            Set.of("pods", "latency-ms", "events", "runs", "instances", "pools", "workloads"),
             Set.of("real"));
     Map<String, Object> result =
         switch (name) {
@@ -76,9 +78,14 @@ final class BenchCommand {
                   .run(
                       (int) args.number("instances", 10_000, 1, 100_000),
                       (int) args.number("pods", 100_000, 0, 1_000_000));
+          case "budgets" ->
+              new BudgetsBench(err)
+                  .run(
+                      (int) args.number("pools", 50, 1, 500),
+                      (int) args.number("workloads", 500, 1, 5000),
+                      (int) args.number("latency-ms", 10, 0, 1000));
           default ->
-              throw new ConfigException(
-                  "bench: unknown benchmark '" + name + "' (drain, drain-burst, cold, cost)");
+              throw new ConfigException("bench: unknown benchmark '" + name + "' (" + NAMES + ")");
         };
     out.println(Json.write(result));
     return Boolean.TRUE.equals(result.get("pass")) ? 0 : 1;

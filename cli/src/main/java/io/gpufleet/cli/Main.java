@@ -24,7 +24,12 @@ public final class Main {
                                  --cluster NAME --out DIR [--window 24h|last-day|mtd|START/END]
                                  [--region R] [--kubeconfig [--context C]] [--allocation-rule R]
                                  [--team-label L] [--json]
-        bench NAME               benchmarks: drain, drain-burst, cold, cost (prints one JSON line last)
+        budgets render           native Karpenter disruption.budgets (UTC cron) for a policy, and the
+                                 dates DST shifts them   --policy FILE [--at ISO-8601] [--json]
+        budgets apply            reconcile NodePool budgets and workload replicas for now (or --at)
+                                 --policy FILE [--at 2026-03-29T02:30:00+02:00] [--dry-run] [--json]
+                                 [--kubeconfig [--context C] | --cluster NAME [--region R]]
+        bench NAME               benchmarks: drain [--real], drain-burst, cold, cost, budgets (one JSON line last)
         test                     (launcher) run the whole test suite as CI does
       """;
 
@@ -45,6 +50,7 @@ public final class Main {
         case "drain" -> new DrainCommand(out, err).run(rest);
         case "cost-report" -> new CostReportCommand(out, err).run(rest);
         case "bench" -> new BenchCommand(out, err).run(rest);
+        case "budgets" -> new BudgetsCommand(out, err).run(rest);
         default -> {
           err.println("gpufleet: unknown command '" + argv.get(0) + "'");
           err.print(USAGE);

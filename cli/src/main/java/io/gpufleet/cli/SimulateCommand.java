@@ -97,6 +97,9 @@ final class SimulateCommand {
       for (Path file : files) {
         JsonNode event = Json.MAPPER.readTree(Files.readAllBytes(file));
         String type = event.path("detail-type").asText();
+        if (BudgetsSimulation.handles(event)) {
+          continue;
+        }
         if (!DRAIN_TYPES.contains(type)) {
           replays.add(
               new Replay(
@@ -132,6 +135,7 @@ final class SimulateCommand {
         out.println(Json.writePretty(all));
       } else {
         print(replays, metrics, publisher, notifier);
+        new BudgetsSimulation(out, err).run(files);
       }
       CostSimulation.run(out, err, json);
       return 0;

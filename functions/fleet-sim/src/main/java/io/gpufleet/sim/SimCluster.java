@@ -182,6 +182,11 @@ public final class SimCluster implements AutoCloseable {
         .getItems();
   }
 
+  /** NodePools, Deployments, StatefulSets, HPAs and ScaledObjects (seeding, inspection, writes). */
+  public SimObjects objects() {
+    return new SimObjects(dispatcher);
+  }
+
   public void deleteNode(String name) {
     dispatcher.internal(HttpMethod.DELETE, "/api/v1/nodes/" + name, null);
   }

@@ -95,6 +95,8 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
 
   final PodStore pods = PodStore.pods();
   final PodStore nodes = PodStore.nodes();
+  final ObjectStore objects = new ObjectStore();
+  final EventStore events = new EventStore();
 
   private MockResponse route(RecordedRequest request) {
     String path = request.getPath();
@@ -109,6 +111,17 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
         return store.handle(
             request.getMethod(), path, request.getHeader("Content-Type"), request.getUtf8Body());
       }
+    }
+    if (events.handles(path)) {
+      return events.handle(request.getMethod(), path, request.getUtf8Body());
+    }
+    if (objects.handles(path)) {
+      return objects.handle(
+          request.getMethod(),
+          path,
+          request.getHeader("Content-Type"),
+          request.getUtf8Body(),
+          request.getHeader(ADMIN_HEADER) != null);
     }
     invalidate(request.method(), path);
     return super.dispatch(request);

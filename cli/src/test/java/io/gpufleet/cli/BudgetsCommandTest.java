@@ -1,0 +1,165 @@
+package io.gpufleet.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpufleet.sim.DemoWorkloads;
+import io.gpufleet.sim.SimCluster;
+import io.gpufleet.sim.SimObjects;
+import io.gpufleet.sim.SimTime;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** `gpufleet budgets render|apply` with the example policy, apply against the simulated cluster. */
+class BudgetsCommandTest {
+  SimCluster cluster;
+  String previousKubeconfig;
+  final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  static final Path POLICY = root().resolve("deploy/policy/disruption-schedule.example.yaml");
+
+  static Path root() {
+    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+      if (Files.isDirectory(dir.resolve("deploy/policy"))) {
+        return dir;
+      }
+    }
+    throw new IllegalStateException("no deploy/policy above " + Path.of("").toAbsolutePath());
+  }
+
+  @BeforeEach
+  void startCluster(@TempDir Path dir) throws Exception {
+    cluster = SimCluster.start(SimTime.realTime());
+    DemoWorkloads.populate(cluster);
+    Path kubeconfig = dir.resolve("config");
+    Files.writeString(
+        kubeconfig,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: sim
+          cluster:
+            server: %s
+        users:
+        - name: sim
+          user:
+            token: sim-token
+        contexts:
+        - name: sim
+          context:
+            cluster: sim
+            user: sim
+        current-context: sim
+        """
+            .formatted(cluster.url()));
+    previousKubeconfig = System.setProperty("kubeconfig", kubeconfig.toString());
+  }
+
+  @AfterEach
+  void stop() {
+    if (previousKubeconfig == null) {
+      System.clearProperty("kubeconfig");
+    } else {
+      System.setProperty("kubeconfig", previousKubeconfig);
+    }
+    cluster.close();
+  }
+
+  int run(String... argv) {
+    return Main.run(
+        List.of(argv),
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void shouldRenderNativeBudgetsAndTheDstDates() {
+    int code =
+        run("budgets", "render", "--policy", POLICY.toString(), "--at", "2026-01-15T12:00:00Z");
+
+    assertThat(code).isZero();
+    assertThat(out())
+        .contains("schedule: \"0 7 * * mon,tue,wed,thu,fri\"")
+        .contains("duration: 11h")
+        .contains("nodes: \"50%\"")
+        .contains("2026-03-29")
+        .contains("2026-10-25");
+  }
+
+  @Test
+  void shouldApplyAtTheGivenTimeAndReportEveryChange() {
+    // 22:30 on Monday 2026-03-30 in Berlin (CEST): off-hours
+    int code =
+        run(
+            "budgets",
+            "apply",
+            "--policy",
+            POLICY.toString(),
+            "--at",
+            "2026-03-30T22:30:00+02:00",
+            "--kubeconfig");
+
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(out())
+        .contains("RECONCILED")
+        .contains("window off-hours")
+        .contains("chat-inference");
+    SimObjects o = cluster.objects();
+    assertThat(o.require("Deployment", "ml", "chat-inference").at("/spec/replicas").asInt())
+        .isZero();
+  }
+
+  @Test
+  void shouldShowTheDiffAndWriteNothingOnADryRun() {
+    int code =
+        run(
+            "budgets",
+            "apply",
+            "--policy",
+            POLICY.toString(),
+            "--at",
+            "2026-03-30T23:00",
+            "--dry-run",
+            "--kubeconfig");
+
+    assertThat(code).isZero();
+    assertThat(out())
+        .contains("DRY_RUN")
+        .contains("would write 8")
+        .contains("replicas 4")
+        .contains("DRY_RUN");
+    assertThat(cluster.objects().writes()).isEmpty();
+  }
+
+  @Test
+  void shouldExitTwoWithThePolicyErrorBeforeConnecting(@TempDir Path dir) throws Exception {
+    Path bad = dir.resolve("bad.yaml");
+    Files.writeString(bad, Files.readString(POLICY).replace("Europe/Berlin", "Europe/Nowhere"));
+
+    int code = run("budgets", "apply", "--policy", bad.toString(), "--kubeconfig");
+
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown time zone 'Europe/Nowhere'");
+    assertThat(cluster.requests()).isEmpty();
+  }
+
+  @Test
+  void shouldRejectAnUnreadableAt() {
+    int code = run("budgets", "render", "--policy", POLICY.toString(), "--at", "tomorrow");
+
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--at 'tomorrow' is not ISO-8601");
+  }
+}

@@ -1,0 +1,58 @@
+package io.gpufleet.schedule;
+
+import io.gpufleet.core.json.Json;
+import io.gpufleet.schedule.model.ScheduleOutcome;
+import io.gpufleet.schedule.policy.Policy;
+import io.gpufleet.schedule.policy.PolicyParser;
+import io.gpufleet.schedule.policy.WindowClock;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import org.crac.Core;
+import org.crac.Resource;
+
+/**
+ * SnapStart priming: before the snapshot, run the read-only paths (decode a tick, parse a policy,
+ * judge a window, plan over nothing, render an outcome). Captures no credentials, tokens or time.
+ */
+final class SchedulePriming implements Resource {
+  private static SchedulePriming instance;
+
+  static final String TICK =
+      "{\"version\":\"0\",\"id\":\"prime\",\"detail-type\":\"GPU Fleet Schedule Tick\","
+          + "\"source\":\"gpufleet.scheduler\",\"time\":\"2026-01-05T09:00:00Z\",\"resources\":[],"
+          + "\"detail\":{\"scheduleArn\":\"arn:aws:scheduler:us-east-1:000000000000:schedule/default/prime\","
+          + "\"scheduledTime\":\"2026-01-05T09:00:00Z\",\"attemptNumber\":\"1\"}}";
+
+  static final String POLICY =
+      """
+      timeZone: Europe/Berlin
+      defaultWindow: off-hours
+      windows: { business-hours: { days: mon-fri, hours: "08:00-19:00" } }
+      nodePools: [{ name: p, selector: { names: [p] }, windows: { off-hours: { budgets: [{ nodes: "50%" }] } } }]
+      workloads: [{ name: w, selector: { namespaces: [n] }, replicas: { off-hours: 0 } }]
+      """;
+
+  static synchronized void register() {
+    instance = new SchedulePriming();
+    Core.getGlobalContext().register(instance);
+  }
+
+  @Override
+  public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
+    prime();
+  }
+
+  static void prime() {
+    ScheduleTick.decode(TICK.getBytes(StandardCharsets.UTF_8));
+    Policy p = PolicyParser.parse(POLICY, "prime");
+    WindowClock.at(p, Instant.EPOCH);
+    Planner.plan(p, Instant.EPOCH, List.of(), List.of());
+    Json.write(
+        ScheduleOutcome.simple(
+            ScheduleOutcome.Status.RECONCILED, "c", null, null, Instant.EPOCH, ""));
+  }
+
+  @Override
+  public void afterRestore(org.crac.Context<? extends Resource> context) {}
+}

@@ -1,0 +1,704 @@
+package io.gpufleet.schedule.policy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.json.Yaml;
+import io.gpufleet.schedule.policy.Policy.Budget;
+import io.gpufleet.schedule.policy.Policy.NodePoolRule;
+import io.gpufleet.schedule.policy.Policy.NodePoolSelector;
+import io.gpufleet.schedule.policy.Policy.NodePoolSetting;
+import io.gpufleet.schedule.policy.Policy.Window;
+import io.gpufleet.schedule.policy.Policy.WorkloadKind;
+import io.gpufleet.schedule.policy.Policy.WorkloadRule;
+import io.gpufleet.schedule.policy.Policy.WorkloadSelector;
+import java.io.IOException;
+import java.time.DateTimeException;
+import java.time.DayOfWeek;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads and validates a policy document (YAML or JSON). Every problem is collected with its path,
+ * so one run shows all of them; nothing is returned unless the whole document is valid.
+ *
+ * <pre>
+ * apiVersion: gpufleet.io/v1          # optional
+ * kind: DisruptionSchedule            # optional
+ * timeZone: Europe/Berlin             # IANA zone, required
+ * defaultWindow: off-hours            # in force when no window is, and all day on holidays
+ * windows:
+ *   business-hours: { days: mon-fri, hours: "08:00-19:00" }
+ *   night-batch:    { days: [sat], hours: "22:00-02:00" }    # crosses midnight
+ * holidays: [2026-12-24, 2026-12-25]
+ * excludeAnnotation: gpufleet.io/exclude                      # default
+ * gracePeriod: 15m                                            # new workloads are left alone
+ * nodePools:
+ *   - name: gpu
+ *     selector: { names: [gpu-a100], labels: { team: ml } }
+ *     windows:
+ *       business-hours: { budgets: [{ nodes: "10%" }], consolidateAfter: 30m }
+ *       off-hours: { budgets: [{ nodes: "50%", reasons: [Underutilized, Empty] }] }
+ * workloads:
+ *   - name: batch
+ *     selector: { namespaces: [ml], labels: { tier: batch } }   # or { annotation: gpufleet.io/off-hours }
+ *     kinds: [Deployment, StatefulSet, ScaledObject, HorizontalPodAutoscaler]   # default: all
+ *     replicas: { off-hours: 0 }                                  # windows not named: original
+ * </pre>
+ */
+public final class PolicyParser {
+  static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  static final Pattern HOURS = Pattern.compile("(\\d{1,2}):(\\d{2})\\s*-\\s*(\\d{1,2}):(\\d{2})");
+  static final Pattern NODES = Pattern.compile("(\\d+)(%?)");
+  static final Pattern GO_DURATION = Pattern.compile("((\\d+)(h|m|s))+");
+  static final Pattern ANNOTATION_KEY =
+      Pattern.compile(
+          "([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+              + "[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+  static final Set<String> REASONS = Set.of("Underutilized", "Empty", "Drifted");
+  static final int MAX_BUDGETS = 50;
+
+  private static final Set<String> TOP =
+      Set.of(
+          "apiVersion",
+          "kind",
+          "timeZone",
+          "defaultWindow",
+          "windows",
+          "holidays",
+          "nodePools",
+          "workloads",
+          "excludeAnnotation",
+          "gracePeriod");
+
+  private final String source;
+  private final List<String> problems = new ArrayList<>();
+
+  private PolicyParser(String source) {
+    this.source = source;
+  }
+
+  /** Parses {@code text} (YAML, or JSON when it starts with a brace); {@code source} names it. */
+  public static Policy parse(String text, String source) {
+    var parser = new PolicyParser(source);
+    JsonNode root;
+    try {
+      String trimmed = text == null ? "" : text.strip();
+      if (trimmed.isEmpty()) {
+        throw new PolicyException(source, List.of("the document is empty"));
+      }
+      root =
+          trimmed.startsWith("{") ? Json.MAPPER.readTree(trimmed) : Yaml.MAPPER.readTree(trimmed);
+    } catch (IOException e) {
+      String msg =
+          e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
+      throw new PolicyException(source, List.of("not valid YAML/JSON: " + msg));
+    }
+    Policy policy = parser.policy(root);
+    if (!parser.problems.isEmpty()) {
+      throw new PolicyException(source, parser.problems);
+    }
+    return policy;
+  }
+
+  private void problem(String path, String message) {
+    problems.add(path + ": " + message);
+  }
+
+  private Policy policy(JsonNode root) {
+    if (root == null || !root.isObject()) {
+      problem("(document)", "must be a mapping with timeZone, defaultWindow, windows, ...");
+      return null;
+    }
+    unknownFields(root, "", TOP);
+    String apiVersion = text(root, "apiVersion", "", false);
+    if (apiVersion != null && !apiVersion.equals("gpufleet.io/v1")) {
+      problem("apiVersion", "'" + apiVersion + "' is not supported (use gpufleet.io/v1)");
+    }
+    String kind = text(root, "kind", "", false);
+    if (kind != null && !kind.equals("DisruptionSchedule")) {
+      problem("kind", "unknown kind '" + kind + "' (expected DisruptionSchedule)");
+    }
+    ZoneId zone = zone(text(root, "timeZone", "", true));
+    String defaultWindow = text(root, "defaultWindow", "", true);
+    if (defaultWindow != null && !NAME.matcher(defaultWindow).matches()) {
+      problem("defaultWindow", badName(defaultWindow));
+    }
+    List<Window> windows = windows(root.get("windows"));
+    if (defaultWindow != null && windows.stream().anyMatch(w -> w.name().equals(defaultWindow))) {
+      problem(
+          "windows." + defaultWindow,
+          "the default window has no hours: it is in force whenever no other window is");
+    }
+    overlaps(windows);
+    Set<String> windowNames = new LinkedHashSet<>();
+    windows.forEach(w -> windowNames.add(w.name()));
+    if (defaultWindow != null) {
+      windowNames.add(defaultWindow);
+    }
+    Set<LocalDate> holidays = holidays(root.get("holidays"));
+    String exclude = text(root, "excludeAnnotation", "", false);
+    if (exclude == null) {
+      exclude = Policy.DEFAULT_EXCLUDE_ANNOTATION;
+    } else if (!ANNOTATION_KEY.matcher(exclude).matches()) {
+      problem("excludeAnnotation", "'" + exclude + "' is not a valid annotation key");
+    }
+    Duration grace = Policy.DEFAULT_GRACE_PERIOD;
+    String graceText = text(root, "gracePeriod", "", false);
+    if (graceText != null) {
+      grace = goDuration(graceText, "gracePeriod");
+    }
+    List<NodePoolRule> pools = nodePools(root.get("nodePools"), windowNames);
+    List<WorkloadRule> workloads = workloads(root.get("workloads"), windowNames);
+    if (!problems.isEmpty()) {
+      return null;
+    }
+    return new Policy(
+        zone,
+        defaultWindow,
+        List.copyOf(windows),
+        Set.copyOf(holidays),
+        List.copyOf(pools),
+        List.copyOf(workloads),
+        exclude,
+        grace);
+  }
+
+  private ZoneId zone(String id) {
+    if (id == null) {
+      return null;
+    }
+    if (!id.contains("/") && !id.equals("UTC")) {
+      problem("timeZone", "'" + id + "' is not an IANA time zone (e.g. Europe/Berlin, UTC)");
+      return null;
+    }
+    try {
+      return ZoneId.of(id);
+    } catch (DateTimeException e) {
+      problem("timeZone", "unknown time zone '" + id + "' (use an IANA name like Europe/Berlin)");
+      return null;
+    }
+  }
+
+  private List<Window> windows(JsonNode node) {
+    var out = new ArrayList<Window>();
+    if (node == null || node.isNull()) {
+      return out;
+    }
+    if (!node.isObject()) {
+      problem("windows", "must be a mapping of window name to {days, hours}");
+      return out;
+    }
+    for (var it = node.fields(); it.hasNext(); ) {
+      var e = it.next();
+      String path = "windows." + e.getKey();
+      if (!NAME.matcher(e.getKey()).matches()) {
+        problem(path, badName(e.getKey()));
+        continue;
+      }
+      JsonNode w = e.getValue();
+      if (w == null || !w.isObject()) {
+        problem(path, "must be a mapping with days and hours");
+        continue;
+      }
+      unknownFields(w, path + ".", Set.of("days", "hours"));
+      Set<DayOfWeek> days = days(w.get("days"), path + ".days");
+      int[] hours = hours(text(w, "hours", path + ".", true), path + ".hours");
+      if (days != null && hours != null) {
+        out.add(new Window(e.getKey(), days, hours[0], hours[1]));
+      }
+    }
+    return out;
+  }
+
+  private Set<DayOfWeek> days(JsonNode node, String path) {
+    if (node == null || node.isNull()) {
+      problem(path, "is required (e.g. mon-fri, or [sat, sun])");
+      return null;
+    }
+    List<String> parts = new ArrayList<>();
+    if (node.isTextual()) {
+      for (String p : node.asText().split(",")) {
+        parts.add(p.trim());
+      }
+    } else if (node.isArray()) {
+      node.forEach(n -> parts.add(n.asText().trim()));
+    } else {
+      problem(path, "must be a list of days or a string like mon-fri");
+      return null;
+    }
+    var days = EnumSet.noneOf(DayOfWeek.class);
+    for (String part : parts) {
+      String[] range = part.split("-", -1);
+      if (range.length > 2) {
+        problem(path, "'" + part + "' is not a day or a day range");
+        return null;
+      }
+      DayOfWeek from = day(range[0]);
+      DayOfWeek to = range.length == 2 ? day(range[1]) : from;
+      if (from == null || to == null) {
+        problem(path, "'" + part + "' is not a day (mon, tue, wed, thu, fri, sat, sun)");
+        return null;
+      }
+      for (DayOfWeek d = from; ; d = d.plus(1)) {
+        days.add(d);
+        if (d == to) {
+          break;
+        }
+      }
+    }
+    if (days.isEmpty()) {
+      problem(path, "names no day");
+      return null;
+    }
+    return days;
+  }
+
+  static DayOfWeek day(String text) {
+    String t = text.trim().toLowerCase(Locale.ROOT);
+    if (t.length() < 3) {
+      return null;
+    }
+    for (DayOfWeek d : DayOfWeek.values()) {
+      String full = d.name().toLowerCase(Locale.ROOT);
+      if (full.equals(t) || full.substring(0, 3).equals(t)) {
+        return d;
+      }
+    }
+    return null;
+  }
+
+  private int[] hours(String text, String path) {
+    if (text == null) {
+      return null;
+    }
+    Matcher m = HOURS.matcher(text.trim());
+    if (!m.matches()) {
+      problem(path, "'" + text + "' is not HH:MM-HH:MM (e.g. 08:00-19:00, 22:00-06:00)");
+      return null;
+    }
+    int sh = Integer.parseInt(m.group(1));
+    int sm = Integer.parseInt(m.group(2));
+    int eh = Integer.parseInt(m.group(3));
+    int em = Integer.parseInt(m.group(4));
+    if (sh > 23 || sm > 59) {
+      problem(path, "start '" + m.group(1) + ":" + m.group(2) + "' is not a valid HH:MM time");
+      return null;
+    }
+    if ((eh > 23 || em > 59) && !(eh == 24 && em == 0)) {
+      problem(path, "end '" + m.group(3) + ":" + m.group(4) + "' is not a valid HH:MM time");
+      return null;
+    }
+    int start = sh * 60 + sm;
+    int end = eh * 60 + em;
+    if (start == end || (start == 0 && end == 1440)) {
+      if (start == end) {
+        problem(
+            path, "'" + text + "' is empty (start equals end); for a whole day use 00:00-24:00");
+        return null;
+      }
+    }
+    return new int[] {start, end == 0 ? 1440 : end};
+  }
+
+  /** Two windows may not be in force at the same minute of the week. */
+  private void overlaps(List<Window> windows) {
+    int week = 7 * 1440;
+    int[] owner = new int[week];
+    java.util.Arrays.fill(owner, -1);
+    var reported = new TreeSet<String>();
+    for (int i = 0; i < windows.size(); i++) {
+      Window w = windows.get(i);
+      for (DayOfWeek d : w.days()) {
+        int base = (d.getValue() - 1) * 1440;
+        int length =
+            w.crossesMidnight()
+                ? 1440 - w.startMinute() + w.endMinute()
+                : w.endMinute() - w.startMinute();
+        for (int k = 0; k < length; k++) {
+          int minute = (base + w.startMinute() + k) % week;
+          int other = owner[minute];
+          if (other >= 0 && other != i) {
+            String key = other + "/" + i;
+            if (reported.add(key)) {
+              Window o = windows.get(other);
+              DayOfWeek at = DayOfWeek.of(minute / 1440 + 1);
+              problem(
+                  "windows." + w.name(),
+                  "overlaps window '"
+                      + o.name()
+                      + "' ("
+                      + o.hours()
+                      + ") on "
+                      + at.name().substring(0, 1)
+                      + at.name().substring(1).toLowerCase(Locale.ROOT)
+                      + " at "
+                      + Window.hhmm(minute % 1440));
+            }
+          } else {
+            owner[minute] = i;
+          }
+        }
+      }
+    }
+  }
+
+  private Set<LocalDate> holidays(JsonNode node) {
+    var out = new LinkedHashSet<LocalDate>();
+    if (node == null || node.isNull()) {
+      return out;
+    }
+    if (!node.isArray()) {
+      problem("holidays", "must be a list of dates (YYYY-MM-DD)");
+      return out;
+    }
+    for (int i = 0; i < node.size(); i++) {
+      String t = node.get(i).asText();
+      try {
+        out.add(LocalDate.parse(t));
+      } catch (DateTimeParseException e) {
+        problem("holidays[" + i + "]", "'" + t + "' is not a date (YYYY-MM-DD)");
+      }
+    }
+    return out;
+  }
+
+  private List<NodePoolRule> nodePools(JsonNode node, Set<String> windowNames) {
+    var out = new ArrayList<NodePoolRule>();
+    if (node == null || node.isNull()) {
+      return out;
+    }
+    if (!node.isArray()) {
+      problem("nodePools", "must be a list of rules");
+      return out;
+    }
+    var ruleNames = new LinkedHashSet<String>();
+    for (int i = 0; i < node.size(); i++) {
+      JsonNode r = node.get(i);
+      String path = "nodePools[" + i + "]";
+      if (!r.isObject()) {
+        problem(path, "must be a mapping with name, selector and windows");
+        continue;
+      }
+      unknownFields(r, path + ".", Set.of("name", "selector", "windows"));
+      String name = ruleName(r, path, ruleNames);
+      NodePoolSelector selector = nodePoolSelector(r.get("selector"), path + ".selector");
+      var settings = new LinkedHashMap<String, NodePoolSetting>();
+      JsonNode ws = r.get("windows");
+      if (ws == null || !ws.isObject() || ws.isEmpty()) {
+        problem(
+            path + ".windows", "must map at least one window name to {budgets, consolidateAfter}");
+      } else {
+        for (var it = ws.fields(); it.hasNext(); ) {
+          var e = it.next();
+          String wpath = path + ".windows." + e.getKey();
+          if (!windowNames.contains(e.getKey())) {
+            problem(wpath, unknownWindow(e.getKey(), windowNames));
+            continue;
+          }
+          NodePoolSetting s = nodePoolSetting(e.getValue(), wpath);
+          if (s != null) {
+            settings.put(e.getKey(), s);
+          }
+        }
+      }
+      if (name != null && selector != null) {
+        out.add(new NodePoolRule(name, selector, Map.copyOf(settings)));
+      }
+    }
+    return out;
+  }
+
+  private NodePoolSelector nodePoolSelector(JsonNode node, String path) {
+    if (node == null || !node.isObject()) {
+      problem(path, "is required: {names: [...]} and/or {labels: {...}}");
+      return null;
+    }
+    unknownFields(node, path + ".", Set.of("names", "labels"));
+    Set<String> names = stringSet(node.get("names"), path + ".names");
+    Map<String, String> labels = labels(node.get("labels"), path + ".labels");
+    if (names.isEmpty() && labels.isEmpty()) {
+      problem(path, "selects every NodePool; name them or give labels");
+      return null;
+    }
+    return new NodePoolSelector(names, labels);
+  }
+
+  private NodePoolSetting nodePoolSetting(JsonNode node, String path) {
+    if (node == null || !node.isObject()) {
+      problem(path, "must be a mapping with budgets (and optionally consolidateAfter)");
+      return null;
+    }
+    unknownFields(node, path + ".", Set.of("budgets", "consolidateAfter"));
+    JsonNode bs = node.get("budgets");
+    var budgets = new ArrayList<Budget>();
+    if (bs == null || !bs.isArray() || bs.isEmpty()) {
+      problem(path + ".budgets", "must list at least one budget ({nodes: \"10%\"})");
+    } else if (bs.size() > MAX_BUDGETS) {
+      problem(path + ".budgets", "has " + bs.size() + " budgets; Karpenter allows at most 50");
+    } else {
+      for (int i = 0; i < bs.size(); i++) {
+        Budget b = budget(bs.get(i), path + ".budgets[" + i + "]");
+        if (b != null) {
+          budgets.add(b);
+        }
+      }
+    }
+    String ca = text(node, "consolidateAfter", path + ".", false);
+    if (ca != null && !ca.equals("Never") && !GO_DURATION.matcher(ca).matches()) {
+      problem(
+          path + ".consolidateAfter",
+          "'" + ca + "' is not a duration like 30s, 10m, 1h30m or Never");
+    }
+    return new NodePoolSetting(List.copyOf(budgets), ca);
+  }
+
+  private Budget budget(JsonNode node, String path) {
+    if (node == null || !node.isObject()) {
+      problem(path, "must be a mapping with nodes (and optionally reasons)");
+      return null;
+    }
+    unknownFields(node, path + ".", Set.of("nodes", "reasons"));
+    JsonNode n = node.get("nodes");
+    if (n == null || n.isNull()) {
+      problem(path + ".nodes", "is required (\"10%\" or a node count like \"5\")");
+      return null;
+    }
+    String nodes = n.asText().trim();
+    Matcher m = NODES.matcher(nodes);
+    if (!m.matches()) {
+      problem(
+          path + ".nodes", "'" + nodes + "' is neither a percentage (\"10%\") nor a node count");
+      return null;
+    }
+    if (!m.group(2).isEmpty() && Long.parseLong(m.group(1)) > 100) {
+      problem(path + ".nodes", "'" + nodes + "' is outside 0-100%");
+      return null;
+    }
+    var reasons = new ArrayList<String>();
+    JsonNode rs = node.get("reasons");
+    if (rs != null && !rs.isNull()) {
+      if (!rs.isArray()) {
+        problem(path + ".reasons", "must be a list of Underutilized, Empty, Drifted");
+      } else {
+        for (JsonNode r : rs) {
+          if (!REASONS.contains(r.asText())) {
+            problem(
+                path + ".reasons",
+                "unknown reason '" + r.asText() + "' (known: Underutilized, Empty, Drifted)");
+          } else if (!reasons.contains(r.asText())) {
+            reasons.add(r.asText());
+          }
+        }
+      }
+    }
+    return new Budget(nodes, List.copyOf(reasons));
+  }
+
+  private List<WorkloadRule> workloads(JsonNode node, Set<String> windowNames) {
+    var out = new ArrayList<WorkloadRule>();
+    if (node == null || node.isNull()) {
+      return out;
+    }
+    if (!node.isArray()) {
+      problem("workloads", "must be a list of rules");
+      return out;
+    }
+    var ruleNames = new LinkedHashSet<String>();
+    for (int i = 0; i < node.size(); i++) {
+      JsonNode r = node.get(i);
+      String path = "workloads[" + i + "]";
+      if (!r.isObject()) {
+        problem(path, "must be a mapping with name, selector and replicas");
+        continue;
+      }
+      unknownFields(r, path + ".", Set.of("name", "selector", "kinds", "replicas"));
+      String name = ruleName(r, path, ruleNames);
+      WorkloadSelector selector = workloadSelector(r.get("selector"), path + ".selector");
+      Set<WorkloadKind> kinds = EnumSet.allOf(WorkloadKind.class);
+      JsonNode ks = r.get("kinds");
+      if (ks != null && !ks.isNull()) {
+        kinds = EnumSet.noneOf(WorkloadKind.class);
+        if (!ks.isArray() || ks.isEmpty()) {
+          problem(
+              path + ".kinds",
+              "must list kinds (Deployment, StatefulSet, ScaledObject, HorizontalPodAutoscaler)");
+        } else {
+          for (JsonNode k : ks) {
+            var kind = WorkloadKind.byKind(k.asText());
+            if (kind.isEmpty()) {
+              problem(
+                  path + ".kinds",
+                  "unknown kind '"
+                      + k.asText()
+                      + "' (known: Deployment, StatefulSet, ScaledObject, HorizontalPodAutoscaler)");
+            } else {
+              kinds.add(kind.get());
+            }
+          }
+        }
+      }
+      var replicas = new LinkedHashMap<String, Integer>();
+      JsonNode rs = r.get("replicas");
+      if (rs == null || !rs.isObject() || rs.isEmpty()) {
+        problem(path + ".replicas", "must map at least one window name to a replica count");
+      } else {
+        for (var it = rs.fields(); it.hasNext(); ) {
+          var e = it.next();
+          String rpath = path + ".replicas." + e.getKey();
+          if (!windowNames.contains(e.getKey())) {
+            problem(rpath, unknownWindow(e.getKey(), windowNames));
+          } else if (!e.getValue().canConvertToInt()
+              || !e.getValue().isIntegralNumber()
+              || e.getValue().asInt() < 0) {
+            problem(rpath, "'" + e.getValue().asText() + "' is not a replica count (0 or more)");
+          } else {
+            replicas.put(e.getKey(), e.getValue().asInt());
+          }
+        }
+      }
+      if (name != null && selector != null) {
+        out.add(new WorkloadRule(name, selector, Set.copyOf(kinds), Map.copyOf(replicas)));
+      }
+    }
+    return out;
+  }
+
+  private WorkloadSelector workloadSelector(JsonNode node, String path) {
+    if (node == null || !node.isObject()) {
+      problem(path, "is required: {namespaces, labels} or {annotation}");
+      return null;
+    }
+    unknownFields(node, path + ".", Set.of("namespaces", "labels", "annotation"));
+    Set<String> namespaces = stringSet(node.get("namespaces"), path + ".namespaces");
+    Map<String, String> labels = labels(node.get("labels"), path + ".labels");
+    String annotation = text(node, "annotation", path + ".", false);
+    if (annotation != null && !ANNOTATION_KEY.matcher(annotation).matches()) {
+      problem(path + ".annotation", "'" + annotation + "' is not a valid annotation key");
+    }
+    if (annotation != null && !labels.isEmpty()) {
+      problem(path, "give labels or an opt-in annotation, not both");
+      return null;
+    }
+    if (annotation == null && namespaces.isEmpty() && labels.isEmpty()) {
+      problem(
+          path, "selects every workload in the cluster; name namespaces, labels or an annotation");
+      return null;
+    }
+    return new WorkloadSelector(namespaces, labels, annotation);
+  }
+
+  private String ruleName(JsonNode r, String path, Set<String> seen) {
+    String name = text(r, "name", path + ".", true);
+    if (name == null) {
+      return null;
+    }
+    if (!NAME.matcher(name).matches()) {
+      problem(path + ".name", badName(name));
+      return null;
+    }
+    if (!seen.add(name)) {
+      problem(path + ".name", "'" + name + "' is used by another rule");
+    }
+    return name;
+  }
+
+  private Set<String> stringSet(JsonNode node, String path) {
+    var out = new LinkedHashSet<String>();
+    if (node == null || node.isNull()) {
+      return out;
+    }
+    if (!node.isArray()) {
+      problem(path, "must be a list");
+      return out;
+    }
+    node.forEach(n -> out.add(n.asText()));
+    return out;
+  }
+
+  private Map<String, String> labels(JsonNode node, String path) {
+    var out = new LinkedHashMap<String, String>();
+    if (node == null || node.isNull()) {
+      return out;
+    }
+    if (!node.isObject()) {
+      problem(path, "must be a mapping of label key to value");
+      return out;
+    }
+    node.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+    return out;
+  }
+
+  private String text(JsonNode node, String field, String prefix, boolean required) {
+    JsonNode v = node.get(field);
+    if (v == null || v.isNull()) {
+      if (required) {
+        problem(prefix + field, "is required");
+      }
+      return null;
+    }
+    if (!v.isValueNode() || v.asText().isBlank()) {
+      problem(prefix + field, "must be a non-empty string");
+      return null;
+    }
+    return v.asText().trim();
+  }
+
+  private void unknownFields(JsonNode node, String prefix, Set<String> known) {
+    node.fieldNames()
+        .forEachRemaining(
+            f -> {
+              if (!known.contains(f)) {
+                problem(
+                    prefix + f,
+                    "unknown field (known: " + String.join(", ", new TreeSet<>(known)) + ")");
+              }
+            });
+  }
+
+  private Duration goDuration(String text, String path) {
+    Matcher m = GO_DURATION.matcher(text);
+    if (!m.matches()) {
+      problem(path, "'" + text + "' is not a duration like 30s, 15m, 1h30m");
+      return Duration.ZERO;
+    }
+    return parseGoDuration(text);
+  }
+
+  /** "1h30m" style durations (hours, minutes, seconds). */
+  public static Duration parseGoDuration(String text) {
+    Matcher part = Pattern.compile("(\\d+)(h|m|s)").matcher(text);
+    Duration d = Duration.ZERO;
+    while (part.find()) {
+      long n = Long.parseLong(part.group(1));
+      d =
+          d.plus(
+              switch (part.group(2)) {
+                case "h" -> Duration.ofHours(n);
+                case "m" -> Duration.ofMinutes(n);
+                default -> Duration.ofSeconds(n);
+              });
+    }
+    return d;
+  }
+
+  private static String badName(String name) {
+    return "'" + name + "' is not a valid name (lower-case letters, digits and '-', at most 63)";
+  }
+
+  private static String unknownWindow(String name, Set<String> known) {
+    return "unknown window '" + name + "' (defined: " + String.join(", ", known) + ")";
+  }
+}
