@@ -95,7 +95,7 @@ public final class PreflightPlanner {
       if (candidates.isEmpty()) {
         blockers.add(
             (entry.instanceTypes().size() == 1
-                    ? entry.instanceTypes().get(0) + " is"
+                    ? entry.instanceTypes().get(0) + " is not"
                     : "none of " + entry.instanceTypes() + " is")
                 + " offered in "
                 + (zonesHere.isEmpty() ? region : "zones " + zonesHere)
