@@ -302,7 +302,10 @@ public final class PreflightService {
     var types = plan.instanceTypes();
     var spotTypes = typesOf(plan, CapacityType.SPOT);
     var odTypes = typesOf(plan, CapacityType.ON_DEMAND);
-    try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+    // shutdownNow, not close: when the region times out (this thread is interrupted) or a
+    // required read fails, the calls still running are interrupted instead of awaited
+    ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor();
+    try {
       var offerings = call(exec, permits, () -> ec2.offerings(region, types));
       var quotaValues = call(exec, permits, () -> quotas.quotas(region, keys));
       var reference = new TreeMap<QuotaBucket.Key, String>();
@@ -419,6 +422,8 @@ public final class PreflightService {
           reserved,
           blockOffers,
           List.copyOf(notes));
+    } finally {
+      exec.shutdownNow();
     }
   }
 
