@@ -52,7 +52,9 @@ public final class PreflightFunction {
   private final PlanLoader loader;
   private final NodePoolPort pools;
   private final MetricsSink metrics;
+  private final String clusterRegion;
 
+  /** {@code clusterRegion}: where the cluster (and so its NodePools' quotas) lives. */
   public PreflightFunction(
       PreflightService service,
       QuotaAlarmService alarms,
@@ -60,7 +62,8 @@ public final class PreflightFunction {
       DedupeStore dedupe,
       PlanLoader loader,
       NodePoolPort pools,
-      MetricsSink metrics) {
+      MetricsSink metrics,
+      String clusterRegion) {
     this.service = service;
     this.alarms = alarms;
     this.reporter = reporter;
@@ -68,6 +71,7 @@ public final class PreflightFunction {
     this.loader = loader;
     this.pools = pools;
     this.metrics = metrics;
+    this.clusterRegion = clusterRegion;
   }
 
   public EventDecoder decoder() {
@@ -142,7 +146,14 @@ public final class PreflightFunction {
           id, RunOutcome.ALREADY_HANDLED, "scheduled run of " + time + " was handled already");
     }
     try {
-      var report = service.run(plan, nodePools(), id == null ? "invoke" : "schedule");
+      var pools = nodePools();
+      var report =
+          service.run(
+              plan,
+              pools,
+              pools.isEmpty() ? null : clusterRegion,
+              id == null ? "invoke" : "schedule",
+              PreflightService.Progress.NONE);
       var uri = reporter.report(report);
       return new RunOutcome(
           "capacity-preflight",

@@ -104,11 +104,24 @@ public final class PreflightService {
   }
 
   public PreflightReport run(Plan plan, List<NodePoolSpec> pools, String trigger) {
-    return run(plan, pools, trigger, Progress.NONE);
+    return run(plan, pools, null, trigger, Progress.NONE);
   }
 
   public PreflightReport run(
       Plan plan, List<NodePoolSpec> pools, String trigger, Progress progress) {
+    return run(plan, pools, null, trigger, progress);
+  }
+
+  /**
+   * @param poolRegion the cluster's region, whose quotas the NodePools draw on (null: the first
+   *     ranked region with known quotas)
+   */
+  public PreflightReport run(
+      Plan plan,
+      List<NodePoolSpec> pools,
+      String poolRegion,
+      String trigger,
+      Progress progress) {
     long start = System.nanoTime();
     Instant now = clock.instant();
     List<String> regions = plan.allRegions() ? settings.candidateRegions() : plan.regions();
@@ -188,7 +201,7 @@ public final class PreflightService {
     var ranked = PreflightPlanner.rank(results);
     List<PoolFinding> findings = List.of();
     if (!pools.isEmpty()) {
-      findings = analyzePools(pools, ranked);
+      findings = poolRegion != null ? poolFindings(pools, poolRegion) : analyzePools(pools, ranked);
     }
     return new PreflightReport(
         plan.name(),

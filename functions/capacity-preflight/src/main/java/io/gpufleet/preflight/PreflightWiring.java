@@ -63,7 +63,8 @@ public final class PreflightWiring {
       NodePoolPort pools,
       MetricsSink metrics,
       EventPublisher publisher,
-      Notifier notifier) {
+      Notifier notifier,
+      String clusterRegion) {
     return new PreflightFunction(
         service,
         new QuotaAlarmService(service, dedupe, notifier),
@@ -71,7 +72,8 @@ public final class PreflightWiring {
         dedupe,
         loader,
         pools,
-        metrics);
+        metrics,
+        clusterRegion);
   }
 
   public static Wired fromEnvironment() {
@@ -139,7 +141,8 @@ public final class PreflightWiring {
             pools,
             metrics,
             publisher,
-            Notifier.all(notifiers)),
+            Notifier.all(notifiers),
+            home.region().id()),
         metrics);
   }
 }

@@ -2,6 +2,7 @@ package io.gpufleet.preflight.k8s;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.gpufleet.preflight.NodePoolPort;
 import io.gpufleet.preflight.model.NodePoolSpec;
 import java.util.ArrayList;
@@ -17,6 +18,15 @@ import java.util.Map;
 public final class FabricNodePools implements NodePoolPort {
   public static final String API_VERSION = "karpenter.sh/v1";
   public static final String KIND = "NodePool";
+  // Named in full so the client needs no API discovery call (and the RBAC for it).
+  static final ResourceDefinitionContext NODE_POOLS =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("karpenter.sh")
+          .withVersion("v1")
+          .withKind(KIND)
+          .withPlural("nodepools")
+          .withNamespaced(false)
+          .build();
   private final KubernetesClient client;
 
   public FabricNodePools(KubernetesClient client) {
@@ -27,7 +37,7 @@ public final class FabricNodePools implements NodePoolPort {
   public List<NodePoolSpec> nodePools() {
     var out = new ArrayList<NodePoolSpec>();
     for (GenericKubernetesResource r :
-        client.genericKubernetesResources(API_VERSION, KIND).list().getItems()) {
+        client.genericKubernetesResources(NODE_POOLS).list().getItems()) {
       out.add(toSpec(r));
     }
     return out;
