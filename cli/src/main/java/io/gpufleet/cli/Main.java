@@ -20,7 +20,11 @@ public final class Main {
                                  --instance ID --cluster NAME [--region R] [--kubeconfig [--context C]]
                                  [--dry-run] [--kind spot-interruption|health-scheduled|state-change|rebalance]
                                  [--deadline 120s] [--json]
-        bench NAME               benchmarks: drain, drain-burst, cold (prints one JSON line last)
+        preflight                where does a planned GPU fleet fit: quotas, offerings, Spot scores, prices
+                                 per region, ranked   --plan plan.yaml [--regions a,b,c] [--json]
+                                 [--region HOME] [--cluster NAME | --kubeconfig [--context C]]
+                                 [--timeout 20s] [--simulate]
+        bench NAME               benchmarks: drain, drain-burst, cold, preflight (prints one JSON line last)
         test                     (launcher) run the whole test suite as CI does
       """;
 
@@ -39,6 +43,7 @@ public final class Main {
       return switch (argv.get(0)) {
         case "simulate" -> new SimulateCommand(out, err).run(rest);
         case "drain" -> new DrainCommand(out, err).run(rest);
+        case "preflight" -> new PreflightCommand(out, err).run(rest);
         case "bench" -> new BenchCommand(out, err).run(rest);
         default -> {
           err.println("gpufleet: unknown command '" + argv.get(0) + "'");
