@@ -48,14 +48,14 @@ final class BenchCommand {
 
   int run(List<String> argv) throws Exception {
     if (argv.isEmpty()) {
-      throw new ConfigException("bench: name a benchmark: drain, drain-burst, cold");
+      throw new ConfigException("bench: name a benchmark: drain, drain-burst, cold, preflight");
     }
     String name = argv.get(0);
     var args =
         Args.parse(
             "bench " + name,
             argv.subList(1, argv.size()),
-            Set.of("pods", "latency-ms", "events", "runs"),
+            Set.of("pods", "latency-ms", "events", "runs", "regions"),
             Set.of());
     Map<String, Object> result =
         switch (name) {
@@ -69,9 +69,14 @@ final class BenchCommand {
                   (int) args.number("pods", 30, 0, 500),
                   (int) args.number("latency-ms", 20, 0, 1000));
           case "cold" -> cold((int) args.number("runs", 3, 1, 20));
+          case "preflight" ->
+              new PreflightBench(err)
+                  .run(
+                      (int) args.number("latency-ms", 100, 0, 1000),
+                      (int) args.number("regions", 17, 1, 17));
           default ->
               throw new ConfigException(
-                  "bench: unknown benchmark '" + name + "' (drain, drain-burst, cold)");
+                  "bench: unknown benchmark '" + name + "' (drain, drain-burst, cold, preflight)");
         };
     out.println(Json.write(result));
     return Boolean.TRUE.equals(result.get("pass")) ? 0 : 1;
