@@ -39,3 +39,7 @@ endef
 .PHONY: build-InterruptionDrainFunction
 build-InterruptionDrainFunction:
 	$(call lambda-jar,interruption-drain)
+
+.PHONY: build-CapacityPreflightFunction
+build-CapacityPreflightFunction:
+	$(call lambda-jar,capacity-preflight)

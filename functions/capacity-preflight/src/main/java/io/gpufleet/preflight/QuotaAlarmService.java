@@ -141,7 +141,7 @@ public final class QuotaAlarmService {
             + ": "
             + PreflightPlanner.num(used)
             + " of "
-            + (quota == null ? "an unknown quota" : PreflightPlanner.vcpu(quota.value()))
+            + (quota == null ? "an unknown quota of" : PreflightPlanner.num(quota.value()))
             + " vCPU in use"
             + (percent == null ? "" : " (" + Math.round(percent) + "%)");
     var outcome =
