@@ -43,9 +43,12 @@ final class PreflightBench {
         "bench-12-types",
         List.of(
             new PlanEntry("trainers", List.of(t.get(0), t.get(1)), 2, CapacityType.SPOT, List.of()),
-            new PlanEntry("trainers-od", List.of(t.get(2), t.get(3)), 2, CapacityType.ON_DEMAND, List.of()),
-            new PlanEntry("inference", List.of(t.get(4), t.get(5)), 4, CapacityType.ON_DEMAND, List.of()),
-            new PlanEntry("inference-spot", List.of(t.get(6), t.get(7)), 4, CapacityType.SPOT, List.of()),
+            new PlanEntry(
+                "trainers-od", List.of(t.get(2), t.get(3)), 2, CapacityType.ON_DEMAND, List.of()),
+            new PlanEntry(
+                "inference", List.of(t.get(4), t.get(5)), 4, CapacityType.ON_DEMAND, List.of()),
+            new PlanEntry(
+                "inference-spot", List.of(t.get(6), t.get(7)), 4, CapacityType.SPOT, List.of()),
             new PlanEntry("big", List.of(t.get(8), t.get(9)), 1, CapacityType.ON_DEMAND, List.of()),
             new PlanEntry("accel", List.of(t.get(10), t.get(11)), 1, CapacityType.SPOT, List.of())),
         regions,
@@ -53,7 +56,8 @@ final class PreflightBench {
   }
 
   Map<String, Object> run(int latencyMs, int regionCount) {
-    var regions = Regions.DEFAULT_ENABLED.subList(0, Math.min(regionCount, Regions.DEFAULT_ENABLED.size()));
+    var regions =
+        Regions.DEFAULT_ENABLED.subList(0, Math.min(regionCount, Regions.DEFAULT_ENABLED.size()));
     var plan = plan(regions);
     try (var stub = AwsStubServer.start();
         var clients =
@@ -63,15 +67,20 @@ final class PreflightBench {
       new SimCapacityAccount(stub).install().seedDemo(regions);
       var settings = PreflightSettings.defaults();
       PreflightService fanOut = service(clients, settings);
-      PreflightService sequential = service(clients, settings.withConcurrency(1, 1).withRegionTimeout(Duration.ofMinutes(2)));
+      PreflightService sequential =
+          service(clients, settings.withConcurrency(1, 1).withRegionTimeout(Duration.ofMinutes(2)));
 
-      err.printf("bench preflight: warming up (SDK clients for %d regions, no latency)...%n", regions.size());
+      err.printf(
+          "bench preflight: warming up (SDK clients for %d regions, no latency)...%n",
+          regions.size());
       fanOut.run(plan, List.of(), "bench-warmup");
       sequential.run(plan(regions.subList(0, 1)), List.of(), "bench-warmup");
 
       stub.latency(Duration.ofMillis(latencyMs));
       int before = stub.calls().size();
-      err.printf("bench preflight: %d regions x 12 types, %d ms per API call, fan-out...%n", regions.size(), latencyMs);
+      err.printf(
+          "bench preflight: %d regions x 12 types, %d ms per API call, fan-out...%n",
+          regions.size(), latencyMs);
       long t0 = System.nanoTime();
       PreflightReport report = fanOut.run(plan, List.of(), "bench");
       long wallMs = (System.nanoTime() - t0) / 1_000_000;
@@ -107,7 +116,8 @@ final class PreflightBench {
   }
 
   private static PreflightService service(RegionalClients clients, PreflightSettings settings) {
-    return PreflightWiring.service(clients, "us-east-1", OnDemandPrices.none(), settings, Clock.systemUTC());
+    return PreflightWiring.service(
+        clients, "us-east-1", OnDemandPrices.none(), settings, Clock.systemUTC());
   }
 
   private static Map<String, Long> counts(PreflightReport r) {

@@ -17,13 +17,11 @@ import io.gpufleet.preflight.model.NodePoolSpec;
 import io.gpufleet.preflight.model.Plan;
 import io.gpufleet.preflight.model.PreflightReport;
 import io.gpufleet.preflight.model.RegionResult;
-import io.gpufleet.preflight.model.Verdict;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
 import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.SimCapacityAccount;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -78,7 +76,8 @@ final class PreflightCommand {
     if (args.get("timeout").isPresent()) {
       settings =
           settings.withRegionTimeout(
-              new io.gpufleet.core.config.Settings(java.util.Map.of("--timeout", args.get("timeout").get()))
+              new io.gpufleet.core.config.Settings(
+                      java.util.Map.of("--timeout", args.get("timeout").get()))
                   .duration("--timeout", Duration.ofSeconds(20), Duration.ofMinutes(10)));
     }
     if (args.get("context").isPresent() && !args.flag("kubeconfig")) {
@@ -129,7 +128,8 @@ final class PreflightCommand {
       // On-Demand prices: the Pricing API adapter comes with the cost-report change; until it is
       // wired here the table shows On-Demand prices as unknown.
       var service =
-          PreflightWiring.service(clients, home, OnDemandPrices.none(), settings, Clock.systemUTC());
+          PreflightWiring.service(
+              clients, home, OnDemandPrices.none(), settings, Clock.systemUTC());
       List<NodePoolSpec> pools = List.of();
       if (args.flag("kubeconfig") || args.get("cluster").isPresent()) {
         try (KubernetesClient kube = kube(args, home, credentials)) {
@@ -141,13 +141,19 @@ final class PreflightCommand {
   }
 
   private static KubernetesClient kube(
-      Args args, String region, software.amazon.awssdk.auth.credentials.AwsCredentialsProvider credentials) {
+      Args args,
+      String region,
+      software.amazon.awssdk.auth.credentials.AwsCredentialsProvider credentials) {
     if (args.flag("kubeconfig")) {
       return KubeClients.fromKubeconfig(args.get("context"));
     }
     var aws = new AwsClients(Region.of(region), credentials, Optional.empty());
     return KubeClients.forEks(
-        aws.build(EksClient.builder()), args.require("cluster"), aws.region(), aws.credentials(), Clock.systemUTC());
+        aws.build(EksClient.builder()),
+        args.require("cluster"),
+        aws.region(),
+        aws.credentials(),
+        Clock.systemUTC());
   }
 
   /** The plan against the simulated account and the demo cluster's NodePools (no credentials). */
@@ -163,7 +169,8 @@ final class PreflightCommand {
       new SimCapacityAccount(stub).install().seedDemo(regions);
       DemoFleet.populateNodePools(cluster);
       var service =
-          PreflightWiring.service(clients, "us-east-1", OnDemandPrices.none(), settings, Clock.systemUTC());
+          PreflightWiring.service(
+              clients, "us-east-1", OnDemandPrices.none(), settings, Clock.systemUTC());
       var pools = new FabricNodePools(kube).nodePools();
       return service.run(plan, pools, "us-east-1", "cli --simulate", progress(json));
     }
@@ -179,13 +186,22 @@ final class PreflightCommand {
       @Override
       public void read(String region, long elapsedMs, Optional<String> problem) {
         err.printf(
-            "  %-15s %s (%d ms)%n", region, problem.map(p -> "UNKNOWN: " + p).orElse("done"), elapsedMs);
+            "  %-15s %s (%d ms)%n",
+            region, problem.map(p -> "UNKNOWN: " + p).orElse("done"), elapsedMs);
       }
     };
   }
 
   void print(PreflightReport r) {
-    var table = new Table("#", "REGION", "VERDICT", "SPOT SCORE", "COST/H", "QUOTAS (need / headroom)", "FIRST REASON");
+    var table =
+        new Table(
+            "#",
+            "REGION",
+            "VERDICT",
+            "SPOT SCORE",
+            "COST/H",
+            "QUOTAS (need / headroom)",
+            "FIRST REASON");
     for (RegionResult x : r.regions()) {
       var quotas = new ArrayList<String>();
       x.quotas()
@@ -208,15 +224,24 @@ final class PreflightCommand {
           x.spotScore() == null ? "?" : x.spotScore() + "/10",
           x.hourlyCost() == null
               ? "?"
-              : "$" + x.hourlyCost().setScale(2, java.math.RoundingMode.HALF_UP).toPlainString()
+              : "$"
+                  + x.hourlyCost().setScale(2, java.math.RoundingMode.HALF_UP).toPlainString()
                   + (x.costComplete() ? "" : "+"),
           String.join(" ", quotas),
           reason.length() > 90 ? reason.substring(0, 89) + "…" : reason);
     }
     out.println();
-    out.println("Preflight of plan '" + r.plan() + "' (" + r.regions().size() + " regions, " + r.elapsedMs() + " ms)");
+    out.println(
+        "Preflight of plan '"
+            + r.plan()
+            + "' ("
+            + r.regions().size()
+            + " regions, "
+            + r.elapsedMs()
+            + " ms)");
     out.print(table.render());
-    out.println("(COST/H: + means some prices were unknown; On-Demand prices need the Pricing adapter)");
+    out.println(
+        "(COST/H: + means some prices were unknown; On-Demand prices need the Pricing adapter)");
     for (RegionResult x : r.regions()) {
       if (x.blockers().isEmpty() && x.warnings().isEmpty()) {
         continue;

@@ -36,8 +36,8 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * The capacity preflight's part of {@code gpufleet simulate}: its samples in events/ (quota alarm
  * state changes, the daily schedule's payload) go through the real handler against a simulated
  * account (an AWS stub serving EC2, Service Quotas and CloudWatch shapes to the real SDK clients)
- * and the demo cluster's NodePools. Each sample that acts is delivered a second time to show
- * that repeats are no-ops. Automatic quota increases are on (cap 1,536 vCPU) to show the request.
+ * and the demo cluster's NodePools. Each sample that acts is delivered a second time to show that
+ * repeats are no-ops. Automatic quota increases are on (cap 1,536 vCPU) to show the request.
  */
 final class PreflightSimulation {
   static final double INCREASE_CAP = 1536;
@@ -80,11 +80,13 @@ final class PreflightSimulation {
     }
     var regions = new ArrayList<>(List.of("us-east-1"));
     for (JsonNode p : plans) {
-      p.path("regions").forEach(r -> {
-        if (!regions.contains(r.asText())) {
-          regions.add(r.asText());
-        }
-      });
+      p.path("regions")
+          .forEach(
+              r -> {
+                if (!regions.contains(r.asText())) {
+                  regions.add(r.asText());
+                }
+              });
     }
     try (var stub = AwsStubServer.start();
         var clients =
@@ -96,10 +98,17 @@ final class PreflightSimulation {
       if (!plans.isEmpty()) {
         settings = settings.withPlanText(plans.get(0).toString());
       }
-      var service = PreflightWiring.service(clients, "us-east-1", OnDemandPrices.none(), settings, Clock.systemUTC());
+      var service =
+          PreflightWiring.service(
+              clients, "us-east-1", OnDemandPrices.none(), settings, Clock.systemUTC());
       ReportStore store =
           report -> {
-            String uri = "s3://gpufleet-sim-results/preflight/reports/" + report.plan() + "-" + (saved.size() + 1) + ".json";
+            String uri =
+                "s3://gpufleet-sim-results/preflight/reports/"
+                    + report.plan()
+                    + "-"
+                    + (saved.size() + 1)
+                    + ".json";
             saved.add(uri);
             return Optional.of(uri);
           };
@@ -124,7 +133,8 @@ final class PreflightSimulation {
         RunOutcome o = invoke(handler, payload);
         replays.add(new Replay(name, trigger(payload), o));
         if (o.status().equals("HANDLED") || o.status().equals(RunOutcome.REPORTED)) {
-          replays.add(new Replay(name + " (delivered again)", trigger(payload), invoke(handler, payload)));
+          replays.add(
+              new Replay(name + " (delivered again)", trigger(payload), invoke(handler, payload)));
         }
       }
       increaseRequests = account.requests().size();
@@ -134,7 +144,9 @@ final class PreflightSimulation {
 
   private static String trigger(byte[] payload) throws IOException {
     JsonNode e = Json.MAPPER.readTree(payload);
-    return e.has("detail-type") ? "quota alarm " + e.path("detail").path("state").path("value").asText() : "daily schedule";
+    return e.has("detail-type")
+        ? "quota alarm " + e.path("detail").path("state").path("value").asText()
+        : "daily schedule";
   }
 
   static RunOutcome invoke(PreflightHandler handler, byte[] payload) throws IOException {
@@ -168,8 +180,20 @@ final class PreflightSimulation {
       if (report != null) {
         out.println();
         out.println(r.file() + ": plan '" + report.plan() + "' -> " + r.outcome().reportUri());
-        report.regions().forEach(x -> out.println("  " + x.rank() + ". " + x.region() + " " + x.verdict()
-            + (x.blockers().isEmpty() ? (x.warnings().isEmpty() ? "" : ": " + x.warnings().get(0)) : ": " + x.blockers().get(0))));
+        report
+            .regions()
+            .forEach(
+                x ->
+                    out.println(
+                        "  "
+                            + x.rank()
+                            + ". "
+                            + x.region()
+                            + " "
+                            + x.verdict()
+                            + (x.blockers().isEmpty()
+                                ? (x.warnings().isEmpty() ? "" : ": " + x.warnings().get(0))
+                                : ": " + x.blockers().get(0))));
       }
     }
     out.println();

@@ -41,7 +41,13 @@ public final class PreflightFunction {
   private static final Logger LOG = LoggerFactory.getLogger(PreflightFunction.class);
   private static final java.util.Set<String> REQUEST_FIELDS =
       java.util.Set.of(
-          "scheduleArn", "scheduledTime", "executionId", "attempt", "plan", "planYaml", "planS3",
+          "scheduleArn",
+          "scheduledTime",
+          "executionId",
+          "attempt",
+          "plan",
+          "planYaml",
+          "planS3",
           "regions");
 
   private final EventDecoder decoder = new EventDecoder();
@@ -86,7 +92,8 @@ public final class PreflightFunction {
       return rejected(null, "payload is not JSON: " + PreflightService.brief(e));
     }
     if (root == null || !root.isObject()) {
-      return rejected(null, "payload must be a JSON object (an EventBridge event or a run request)");
+      return rejected(
+          null, "payload must be a JSON object (an EventBridge event or a run request)");
     }
     if (root.has("detail-type") || root.has("source")) {
       return event(root);
@@ -117,11 +124,13 @@ public final class PreflightFunction {
 
   private RunOutcome runRequest(JsonNode root) {
     var unknown = new ArrayList<String>();
-    root.fieldNames().forEachRemaining(f -> {
-      if (!REQUEST_FIELDS.contains(f)) {
-        unknown.add(f);
-      }
-    });
+    root.fieldNames()
+        .forEachRemaining(
+            f -> {
+              if (!REQUEST_FIELDS.contains(f)) {
+                unknown.add(f);
+              }
+            });
     if (!unknown.isEmpty()) {
       return rejected(
           null,

@@ -78,8 +78,7 @@ public final class PreflightReporter {
     }
     String location = uri.orElse(null);
     guarded(
-        "eventbridge",
-        () -> publisher.publish(DETAIL_TYPE, summaryDetail(r, location), List.of()));
+        "eventbridge", () -> publisher.publish(DETAIL_TYPE, summaryDetail(r, location), List.of()));
     if (r.count(Verdict.NO_GO) > 0) {
       guarded("notification", () -> notifier.notify(subject(r), summary(r, location)));
     }

@@ -117,11 +117,7 @@ public final class PreflightService {
    *     ranked region with known quotas)
    */
   public PreflightReport run(
-      Plan plan,
-      List<NodePoolSpec> pools,
-      String poolRegion,
-      String trigger,
-      Progress progress) {
+      Plan plan, List<NodePoolSpec> pools, String poolRegion, String trigger, Progress progress) {
     long start = System.nanoTime();
     Instant now = clock.instant();
     List<String> regions = plan.allRegions() ? settings.candidateRegions() : plan.regions();

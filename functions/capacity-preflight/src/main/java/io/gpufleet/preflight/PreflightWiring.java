@@ -85,8 +85,7 @@ public final class PreflightWiring {
     // On-Demand prices: the Pricing API adapter is built in fleet-core's pricing package by
     // another change; until it is wired here the report shows On-Demand prices as unknown.
     OnDemandPrices prices = OnDemandPrices.none();
-    PreflightService service =
-        service(regional, home.region().id(), prices, settings, clock);
+    PreflightService service = service(regional, home.region().id(), prices, settings, clock);
 
     DedupeStore dedupe = DedupeStore.inMemory(10_000);
     ReportStore store = ReportStore.NONE;

@@ -90,8 +90,7 @@ public final class QuotaAlarmService {
       Optional<Plan> plan,
       List<NodePoolSpec> pools) {
     QuotaValue quota = preflight.quotaPort().quotas(region, List.of(key)).get(key);
-    Double usage =
-        preflight.usagePort().maxUsageLastHour(region, Map.of(key, usageClass)).get(key);
+    Double usage = preflight.usagePort().maxUsageLastHour(region, Map.of(key, usageClass)).get(key);
     double used = usage == null ? 0 : usage;
     Double percent = quota == null || quota.value() <= 0 ? null : used / quota.value() * 100;
 
@@ -150,7 +149,9 @@ public final class QuotaAlarmService {
             e.alarmName(),
             region,
             key.label(),
-            quota == null ? key.bucket().fallbackQuotaCode(key.capacityType()).orElse(null) : quota.quotaCode(),
+            quota == null
+                ? key.bucket().fallbackQuotaCode(key.capacityType()).orElse(null)
+                : quota.quotaCode(),
             AlarmOutcome.Status.HANDLED,
             usage,
             quota == null ? null : quota.value(),

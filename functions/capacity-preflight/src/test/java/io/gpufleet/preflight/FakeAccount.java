@@ -43,8 +43,10 @@ final class FakeAccount implements CapacityPort, QuotaPort, UsagePort {
   private final CountDownLatch never = new CountDownLatch(1);
 
   FakeAccount offer(String region, String type, String... zones) {
-    var set = offerings.computeIfAbsent(region, k -> new ConcurrentHashMap<>())
-        .computeIfAbsent(type, k -> new TreeSet<>());
+    var set =
+        offerings
+            .computeIfAbsent(region, k -> new ConcurrentHashMap<>())
+            .computeIfAbsent(type, k -> new TreeSet<>());
     for (String z : zones) {
       set.add(region + z);
     }
@@ -52,7 +54,9 @@ final class FakeAccount implements CapacityPort, QuotaPort, UsagePort {
   }
 
   FakeAccount quota(String region, QuotaBucket b, CapacityType t, double v) {
-    quotas.computeIfAbsent(region, k -> new ConcurrentHashMap<>()).put(new QuotaBucket.Key(b, t), v);
+    quotas
+        .computeIfAbsent(region, k -> new ConcurrentHashMap<>())
+        .put(new QuotaBucket.Key(b, t), v);
     return this;
   }
 
@@ -106,11 +110,14 @@ final class FakeAccount implements CapacityPort, QuotaPort, UsagePort {
   public Map<String, Set<String>> offerings(String region, Collection<String> types) {
     enter(region, "offerings");
     var out = new TreeMap<String, Set<String>>();
-    offerings.getOrDefault(region, Map.of()).forEach((t, z) -> {
-      if (types.contains(t)) {
-        out.put(t, Set.copyOf(z));
-      }
-    });
+    offerings
+        .getOrDefault(region, Map.of())
+        .forEach(
+            (t, z) -> {
+              if (types.contains(t)) {
+                out.put(t, Set.copyOf(z));
+              }
+            });
     return out;
   }
 
@@ -153,12 +160,23 @@ final class FakeAccount implements CapacityPort, QuotaPort, UsagePort {
   public Map<QuotaBucket.Key, QuotaValue> quotas(String region, Collection<QuotaBucket.Key> keys) {
     enter(region, "quotas");
     var out = new TreeMap<QuotaBucket.Key, QuotaValue>();
-    quotas.getOrDefault(region, Map.of()).forEach((k, v) -> {
-      if (keys.contains(k)) {
-        out.put(k, new QuotaValue(k, k.bucket().fallbackQuotaCode(k.capacityType()).orElse("?"),
-            k.bucket().quotaName(k.capacityType()).orElse("?"), v, k.usageClass(), "name", true));
-      }
-    });
+    quotas
+        .getOrDefault(region, Map.of())
+        .forEach(
+            (k, v) -> {
+              if (keys.contains(k)) {
+                out.put(
+                    k,
+                    new QuotaValue(
+                        k,
+                        k.bucket().fallbackQuotaCode(k.capacityType()).orElse("?"),
+                        k.bucket().quotaName(k.capacityType()).orElse("?"),
+                        v,
+                        k.usageClass(),
+                        "name",
+                        true));
+              }
+            });
     return out;
   }
 
@@ -167,11 +185,14 @@ final class FakeAccount implements CapacityPort, QuotaPort, UsagePort {
       String region, Map<QuotaBucket.Key, String> classes) {
     enter(region, "usage");
     var out = new TreeMap<QuotaBucket.Key, Double>();
-    usage.getOrDefault(region, Map.of()).forEach((k, v) -> {
-      if (classes.containsKey(k)) {
-        out.put(k, v);
-      }
-    });
+    usage
+        .getOrDefault(region, Map.of())
+        .forEach(
+            (k, v) -> {
+              if (classes.containsKey(k)) {
+                out.put(k, v);
+              }
+            });
     return out;
   }
 

@@ -19,7 +19,10 @@ class NodePoolAnalyzerTest {
     var out = new java.util.HashMap<QuotaBucket.Key, QuotaValue>();
     for (int i = 0; i < keyValue.length; i += 2) {
       var k = (QuotaBucket.Key) keyValue[i];
-      out.put(k, new QuotaValue(k, "c", "n", ((Number) keyValue[i + 1]).doubleValue(), k.usageClass(), "name", true));
+      out.put(
+          k,
+          new QuotaValue(
+              k, "c", "n", ((Number) keyValue[i + 1]).doubleValue(), k.usageClass(), "name", true));
     }
     return out;
   }
@@ -42,17 +45,27 @@ class NodePoolAnalyzerTest {
     var findings =
         analyzer.analyze(
             List.of(pool),
-            quotas(key(QuotaBucket.G_VT, CapacityType.ON_DEMAND), 64, key(QuotaBucket.P, CapacityType.ON_DEMAND), 4096));
+            quotas(
+                key(QuotaBucket.G_VT, CapacityType.ON_DEMAND),
+                64,
+                key(QuotaBucket.P, CapacityType.ON_DEMAND),
+                4096));
 
     assertThat(findings)
         .extracting(PoolFinding::message)
-        .anySatisfy(m -> assertThat(m).startsWith("categories g and p share this pool while the G and VT On-Demand quota is only 64 vCPU"));
+        .anySatisfy(
+            m ->
+                assertThat(m)
+                    .startsWith(
+                        "categories g and p share this pool while the G and VT On-Demand quota is only 64 vCPU"));
     // and the worst case of 64 GPUs on G types is far above 64 vCPU
     assertThat(findings)
         .extracting(PoolFinding::message)
         .anySatisfy(m -> assertThat(m).startsWith("can exceed the G and VT On-Demand quota"));
     // the GPU count requirement is there, so the limit does bound vCPU
-    assertThat(findings).extracting(PoolFinding::message).noneMatch(m -> m.contains("does not bound vCPU"));
+    assertThat(findings)
+        .extracting(PoolFinding::message)
+        .noneMatch(m -> m.contains("does not bound vCPU"));
   }
 
   @Test
@@ -79,7 +92,9 @@ class NodePoolAnalyzerTest {
         new NodePoolSpec(
             "loose",
             Map.of("nvidia.com/gpu", "8"),
-            List.of(new Requirement("karpenter.k8s.aws/instance-category", "In", List.of("g", "c", "m"))));
+            List.of(
+                new Requirement(
+                    "karpenter.k8s.aws/instance-category", "In", List.of("g", "c", "m"))));
 
     var findings = analyzer.analyze(List.of(pool), Map.of());
 
@@ -96,7 +111,8 @@ class NodePoolAnalyzerTest {
             Map.of("nvidia.com/gpu", "64", "cpu", "1000"),
             List.of(new Requirement("karpenter.k8s.aws/instance-category", "In", List.of("p"))));
 
-    assertThat(analyzer.worstCase(pool)).containsEntry(key(QuotaBucket.P, CapacityType.ON_DEMAND), 1000.0);
+    assertThat(analyzer.worstCase(pool))
+        .containsEntry(key(QuotaBucket.P, CapacityType.ON_DEMAND), 1000.0);
     assertThat(analyzer.analyze(List.of(pool), Map.of()))
         .extracting(PoolFinding::message)
         .noneMatch(m -> m.contains("does not bound vCPU"));

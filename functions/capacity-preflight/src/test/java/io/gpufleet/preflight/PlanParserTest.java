@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpufleet.core.catalog.CapacityType;
 import io.gpufleet.core.config.ConfigException;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
 
 class PlanParserTest {
 
@@ -33,7 +33,8 @@ class PlanParserTest {
     assertThat(plan.regions()).containsExactly("us-east-1", "us-west-2");
     assertThat(plan.allRegions()).isFalse();
     assertThat(plan.entries()).hasSize(2);
-    assertThat(plan.entries().get(0).instanceTypes()).containsExactly("p5.48xlarge", "p5e.48xlarge");
+    assertThat(plan.entries().get(0).instanceTypes())
+        .containsExactly("p5.48xlarge", "p5e.48xlarge");
     assertThat(plan.entries().get(0).capacityType()).isEqualTo(CapacityType.SPOT);
     assertThat(plan.entries().get(1).zones()).containsExactly("us-east-1a");
     assertThat(plan.entries().get(1).capacityType()).isEqualTo(CapacityType.ON_DEMAND);
@@ -52,12 +53,9 @@ class PlanParserTest {
 
   static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> invalidPlans() {
     return java.util.stream.Stream.of(
+        org.junit.jupiter.params.provider.Arguments.of("entries: []", "entries: the plan is empty"),
         org.junit.jupiter.params.provider.Arguments.of(
-            "entries: []",
-            "entries: the plan is empty"),
-        org.junit.jupiter.params.provider.Arguments.of(
-            "regions: [us-east-1]",
-            "entries: the plan is empty"),
+            "regions: [us-east-1]", "entries: the plan is empty"),
         org.junit.jupiter.params.provider.Arguments.of(
             "regions: [mars-north-1]\nentries: [{instanceType: p5.48xlarge, count: 1, capacityType: spot}]",
             "regions[0]: unknown region 'mars-north-1'"),

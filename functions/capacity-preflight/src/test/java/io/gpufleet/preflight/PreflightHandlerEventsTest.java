@@ -54,24 +54,51 @@ class PreflightHandlerEventsTest {
   @BeforeEach
   void start() {
     stub = AwsStubServer.start();
-    account = new SimCapacityAccount(stub).now(NOW).install()
-        .seedDemo(List.of("us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "ap-northeast-1"));
-    clients = new RegionalClients(
-        StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSIM", "secret")),
-        Optional.of(stub.endpoint()));
+    account =
+        new SimCapacityAccount(stub)
+            .now(NOW)
+            .install()
+            .seedDemo(
+                List.of(
+                    "us-east-1",
+                    "us-east-2",
+                    "us-west-2",
+                    "eu-west-1",
+                    "eu-central-1",
+                    "ap-northeast-1"));
+    clients =
+        new RegionalClients(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSIM", "secret")),
+            Optional.of(stub.endpoint()));
     cluster = SimCluster.start(SimTime.realTime());
     DemoFleet.populateNodePools(cluster);
     kube = cluster.newClient();
     var clock = Clock.fixed(NOW, ZoneOffset.UTC);
-    var settings = PreflightSettings.defaults().withIncrease(true, 1536)
-        .withPlanText(readUnchecked(events().resolve("preflight-daily-schedule.json")).get("plan").toString());
-    var service = PreflightWiring.service(clients, "us-east-1", OnDemandPrices.none(), settings, clock);
-    ReportStore store = r -> {
-      saved.add(r);
-      return Optional.of("s3://results/preflight/reports/" + saved.size() + ".json");
-    };
-    var function = PreflightWiring.function(service, DedupeStore.inMemory(100), store, PlanLoader.NONE,
-        new FabricNodePools(kube), metrics, publisher, notifier, "us-east-1");
+    var settings =
+        PreflightSettings.defaults()
+            .withIncrease(true, 1536)
+            .withPlanText(
+                readUnchecked(events().resolve("preflight-daily-schedule.json"))
+                    .get("plan")
+                    .toString());
+    var service =
+        PreflightWiring.service(clients, "us-east-1", OnDemandPrices.none(), settings, clock);
+    ReportStore store =
+        r -> {
+          saved.add(r);
+          return Optional.of("s3://results/preflight/reports/" + saved.size() + ".json");
+        };
+    var function =
+        PreflightWiring.function(
+            service,
+            DedupeStore.inMemory(100),
+            store,
+            PlanLoader.NONE,
+            new FabricNodePools(kube),
+            metrics,
+            publisher,
+            notifier,
+            "us-east-1");
     handler = new PreflightHandler(function, metrics);
   }
 
@@ -84,7 +111,8 @@ class PreflightHandlerEventsTest {
   }
 
   @Test
-  void shouldHandleTheQuotaAlarmOnceNotifyWithContextAndRequestOneCappedIncrease() throws Exception {
+  void shouldHandleTheQuotaAlarmOnceNotifyWithContextAndRequestOneCappedIncrease()
+      throws Exception {
     byte[] event = Files.readAllBytes(events().resolve("quota-alarm-p-spot.json"));
 
     JsonNode first = invoke(event);
@@ -96,14 +124,19 @@ class PreflightHandlerEventsTest {
     assertThat(alarm.path("usageVcpu").asDouble()).isEqualTo(336);
     assertThat(alarm.path("quotaVcpu").asDouble()).isEqualTo(384);
     assertThat(alarm.path("plansAtRisk").toString()).contains("llm-training-q1");
-    assertThat(alarm.path("poolsAtRisk").toString()).contains("gpu-training").contains("gpu-inference");
+    assertThat(alarm.path("poolsAtRisk").toString())
+        .contains("gpu-training")
+        .contains("gpu-inference");
     assertThat(alarm.path("increase").asText()).startsWith("requested 1,104 vCPU");
     assertThat(again.path("status").asText()).isEqualTo("ALREADY_HANDLED");
     assertThat(notifier.sent).hasSize(1);
-    assertThat(account.requests()).singleElement().satisfies(r -> {
-      assertThat(r.quotaCode()).isEqualTo("L-7212CCBC");
-      assertThat(r.desired()).isLessThanOrEqualTo(1536);
-    });
+    assertThat(account.requests())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.quotaCode()).isEqualTo("L-7212CCBC");
+              assertThat(r.desired()).isLessThanOrEqualTo(1536);
+            });
     assertThat(stub.calls("ServiceQuotasV20190624.RequestServiceQuotaIncrease")).hasSize(1);
   }
 
@@ -131,31 +164,45 @@ class PreflightHandlerEventsTest {
     // us-east-1: P Spot 384 with 336 in use cannot take 4 × p5.48xlarge
     var east = findRegion(regions, "us-east-1");
     assertThat(east.path("verdict").asText()).isEqualTo("NO_GO");
-    assertThat(east.path("blockers").toString()).contains("P Spot quota 384 vCPU, 336 in use, plan needs 768: short by 720");
-    assertThat(out.path("report").path("nodePools").toString()).contains("categories g and p share this pool");
+    assertThat(east.path("blockers").toString())
+        .contains("P Spot quota 384 vCPU, 336 in use, plan needs 768: short by 720");
+    assertThat(out.path("report").path("nodePools").toString())
+        .contains("categories g and p share this pool");
     assertThat(retry.path("status").asText()).isEqualTo("ALREADY_HANDLED");
     assertThat(saved).hasSize(1);
-    assertThat(publisher.published).singleElement().satisfies(p -> assertThat(p.detailType()).isEqualTo("GPU Fleet Preflight Report"));
-    assertThat(notifier.sent).singleElement().satisfies(n -> assertThat(n.subject()).contains("NO_GO"));
-    assertThat(metrics.snapshot().keySet()).anySatisfy(k -> assertThat(k).startsWith("QuotaHeadroomVcpu.P/Spot.us-east-1"));
+    assertThat(publisher.published)
+        .singleElement()
+        .satisfies(p -> assertThat(p.detailType()).isEqualTo("GPU Fleet Preflight Report"));
+    assertThat(notifier.sent)
+        .singleElement()
+        .satisfies(n -> assertThat(n.subject()).contains("NO_GO"));
+    assertThat(metrics.snapshot().keySet())
+        .anySatisfy(k -> assertThat(k).startsWith("QuotaHeadroomVcpu.P/Spot.us-east-1"));
   }
 
   @Test
   void shouldRejectABadPlanBeforeAnyAwsCall() throws Exception {
-    JsonNode out = invoke(
-        "{\"plan\":{\"regions\":[\"us-east-1\"],\"entries\":[{\"instanceType\":\"p5.48xlarge\",\"count\":0,\"capacityType\":\"spot\"}]}}"
-            .getBytes());
+    JsonNode out =
+        invoke(
+            "{\"plan\":{\"regions\":[\"us-east-1\"],\"entries\":[{\"instanceType\":\"p5.48xlarge\",\"count\":0,\"capacityType\":\"spot\"}]}}"
+                .getBytes());
 
     assertThat(out.path("status").asText()).isEqualTo("REJECTED");
-    assertThat(out.path("message").asText()).contains("entries[0].count: must be at least 1, got 0");
+    assertThat(out.path("message").asText())
+        .contains("entries[0].count: must be at least 1, got 0");
     assertThat(stub.calls()).isEmpty();
   }
 
   @Test
   void shouldAcknowledgeAnUnreadablePayload() throws Exception {
     assertThat(invoke("not json".getBytes()).path("status").asText()).isEqualTo("REJECTED");
-    assertThat(invoke("{\"detail-type\":\"CloudWatch Alarm State Change\",\"source\":\"aws.cloudwatch\"}".getBytes())
-        .path("message").asText()).contains("envelope field 'id' is missing");
+    assertThat(
+            invoke(
+                    "{\"detail-type\":\"CloudWatch Alarm State Change\",\"source\":\"aws.cloudwatch\"}"
+                        .getBytes())
+                .path("message")
+                .asText())
+        .contains("envelope field 'id' is missing");
   }
 
   private static JsonNode findRegion(JsonNode regions, String name) {
@@ -169,7 +216,8 @@ class PreflightHandlerEventsTest {
 
   private JsonNode invoke(byte[] payload) throws IOException {
     var out = new ByteArrayOutputStream();
-    handler.handleRequest(new ByteArrayInputStream(payload), out, new LocalContext("capacity-preflight", 300_000));
+    handler.handleRequest(
+        new ByteArrayInputStream(payload), out, new LocalContext("capacity-preflight", 300_000));
     return Json.MAPPER.readTree(out.toByteArray());
   }
 

@@ -46,8 +46,16 @@ class PreflightPlannerTest {
     }
 
     Facts quota(QuotaBucket.Key key, double value, double used) {
-      quotas.put(key, new QuotaValue(key, key.bucket().fallbackQuotaCode(key.capacityType()).get(),
-          "n", value, key.usageClass(), "name", true));
+      quotas.put(
+          key,
+          new QuotaValue(
+              key,
+              key.bucket().fallbackQuotaCode(key.capacityType()).get(),
+              "n",
+              value,
+              key.usageClass(),
+              "name",
+              true));
       usage.put(key, used);
       return this;
     }
@@ -55,7 +63,8 @@ class PreflightPlannerTest {
     RegionFacts build() {
       var specs = new HashMap<String, io.gpufleet.core.catalog.InstanceSpec>();
       offered.keySet().forEach(t -> specs.put(t, InstanceCatalog.find(t).orElseThrow()));
-      return new RegionFacts(region, specs, offered, quotas, usage, spot, od, Map.of(), Map.of(), List.of());
+      return new RegionFacts(
+          region, specs, offered, quotas, usage, spot, od, Map.of(), Map.of(), List.of());
     }
   }
 
@@ -74,15 +83,22 @@ class PreflightPlannerTest {
 
     // When 4 × p5.48xlarge Spot are planned
     RegionResult r =
-        planner.evaluate(plan(entry("trainers", 4, CapacityType.SPOT, "p5.48xlarge")), facts.build(), Map.of(), 0);
+        planner.evaluate(
+            plan(entry("trainers", 4, CapacityType.SPOT, "p5.48xlarge")),
+            facts.build(),
+            Map.of(),
+            0);
 
     // Then
     assertThat(r.verdict()).isEqualTo(Verdict.NO_GO);
-    assertThat(r.quotas()).singleElement().satisfies(q -> {
-      assertThat(q.key()).isEqualTo(P_SPOT);
-      assertThat(q.need()).isEqualTo(768);
-      assertThat(q.headroom()).isEqualTo(-576);
-    });
+    assertThat(r.quotas())
+        .singleElement()
+        .satisfies(
+            q -> {
+              assertThat(q.key()).isEqualTo(P_SPOT);
+              assertThat(q.need()).isEqualTo(768);
+              assertThat(q.headroom()).isEqualTo(-576);
+            });
     assertThat(r.blockers())
         .containsExactly(
             "P Spot quota 384 vCPU, 192 in use, plan needs 768: short by 576 — request an"
@@ -93,25 +109,49 @@ class PreflightPlannerTest {
   void shouldCountEightG6e12xlargeOnDemandAs384VcpuAgainstGAndVtOnDemand() {
     var facts = new Facts("us-west-2").offer("g6e.12xlarge", "us-west-2a").quota(G_OD, 448, 0);
 
-    var r = planner.evaluate(plan(entry("inference", 8, CapacityType.ON_DEMAND, "g6e.12xlarge")), facts.build(), Map.of(), 0);
+    var r =
+        planner.evaluate(
+            plan(entry("inference", 8, CapacityType.ON_DEMAND, "g6e.12xlarge")),
+            facts.build(),
+            Map.of(),
+            0);
 
-    assertThat(r.quotas()).singleElement().satisfies(q -> {
-      assertThat(q.key()).isEqualTo(G_OD);
-      assertThat(q.need()).isEqualTo(384);
-      assertThat(q.headroom()).isEqualTo(64);
-    });
+    assertThat(r.quotas())
+        .singleElement()
+        .satisfies(
+            q -> {
+              assertThat(q.key()).isEqualTo(G_OD);
+              assertThat(q.need()).isEqualTo(384);
+              assertThat(q.headroom()).isEqualTo(64);
+            });
     // 384 of 448 is 86 %: above the 80 % alarm threshold
     assertThat(r.verdict()).isEqualTo(Verdict.GO_WITH_WARNINGS);
-    assertThat(r.warnings()).anySatisfy(w -> assertThat(w).startsWith("G and VT On-Demand would be at 86%"));
+    assertThat(r.warnings())
+        .anySatisfy(w -> assertThat(w).startsWith("G and VT On-Demand would be at 86%"));
   }
 
   @Test
   void shouldBeGoWhenEverythingFitsWithRoomToSpareAndPriceThePlan() {
-    var facts = new Facts("us-east-2").offer("g6e.12xlarge", "us-east-2a", "us-east-2b").quota(G_OD, 1024, 0);
-    facts.od.put("g6e.12xlarge", new HourlyPrice("us-east-2", "g6e.12xlarge", new BigDecimal("10.4926"),
-        "USD", PriceSource.STATIC, Optional.empty()));
+    var facts =
+        new Facts("us-east-2")
+            .offer("g6e.12xlarge", "us-east-2a", "us-east-2b")
+            .quota(G_OD, 1024, 0);
+    facts.od.put(
+        "g6e.12xlarge",
+        new HourlyPrice(
+            "us-east-2",
+            "g6e.12xlarge",
+            new BigDecimal("10.4926"),
+            "USD",
+            PriceSource.STATIC,
+            Optional.empty()));
 
-    var r = planner.evaluate(plan(entry("inference", 8, CapacityType.ON_DEMAND, "g6e.12xlarge")), facts.build(), Map.of(), 0);
+    var r =
+        planner.evaluate(
+            plan(entry("inference", 8, CapacityType.ON_DEMAND, "g6e.12xlarge")),
+            facts.build(),
+            Map.of(),
+            0);
 
     assertThat(r.verdict()).isEqualTo(Verdict.GO);
     assertThat(r.blockers()).isEmpty();
@@ -125,11 +165,17 @@ class PreflightPlannerTest {
   void shouldBeNoGoWhenNoTypeOfAnEntryIsOffered() {
     var facts = new Facts("eu-west-3").quota(P_SPOT, 1000, 0);
 
-    var r = planner.evaluate(plan(entry("trainers", 2, CapacityType.SPOT, "p5.48xlarge", "p5e.48xlarge")), facts.build(), Map.of(), 0);
+    var r =
+        planner.evaluate(
+            plan(entry("trainers", 2, CapacityType.SPOT, "p5.48xlarge", "p5e.48xlarge")),
+            facts.build(),
+            Map.of(),
+            0);
 
     assertThat(r.verdict()).isEqualTo(Verdict.NO_GO);
-    assertThat(r.blockers()).containsExactly(
-        "none of [p5.48xlarge, p5e.48xlarge] is offered in eu-west-3 (needed by 'trainers')");
+    assertThat(r.blockers())
+        .containsExactly(
+            "none of [p5.48xlarge, p5e.48xlarge] is offered in eu-west-3 (needed by 'trainers')");
   }
 
   @Test
@@ -137,12 +183,23 @@ class PreflightPlannerTest {
     // Given p5 would not fit P On-Demand but trn1 fits Trn
     var pOd = new QuotaBucket.Key(QuotaBucket.P, CapacityType.ON_DEMAND);
     var trnOd = new QuotaBucket.Key(QuotaBucket.TRN, CapacityType.ON_DEMAND);
-    var facts = new Facts("us-east-1").offer("p5.48xlarge", "us-east-1a").offer("trn1.32xlarge", "us-east-1b")
-        .quota(pOd, 192, 0).quota(trnOd, 512, 0);
+    var facts =
+        new Facts("us-east-1")
+            .offer("p5.48xlarge", "us-east-1a")
+            .offer("trn1.32xlarge", "us-east-1b")
+            .quota(pOd, 192, 0)
+            .quota(trnOd, 512, 0);
 
-    var r = planner.evaluate(plan(entry("train", 2, CapacityType.ON_DEMAND, "p5.48xlarge", "trn1.32xlarge")), facts.build(), Map.of(), 0);
+    var r =
+        planner.evaluate(
+            plan(entry("train", 2, CapacityType.ON_DEMAND, "p5.48xlarge", "trn1.32xlarge")),
+            facts.build(),
+            Map.of(),
+            0);
 
-    assertThat(r.choices()).singleElement().satisfies(c -> assertThat(c.instanceType()).isEqualTo("trn1.32xlarge"));
+    assertThat(r.choices())
+        .singleElement()
+        .satisfies(c -> assertThat(c.instanceType()).isEqualTo("trn1.32xlarge"));
     assertThat(r.quotas()).singleElement().satisfies(q -> assertThat(q.key()).isEqualTo(trnOd));
   }
 
@@ -151,9 +208,15 @@ class PreflightPlannerTest {
     var facts = new Facts("us-east-1").offer("p5.48xlarge", "us-east-1a").quota(P_SPOT, 4096, 0);
     var p = plan(entry("trainers", 4, CapacityType.SPOT, "p5.48xlarge"));
 
-    var low = planner.evaluate(p, facts.build(), Map.of("trainers", SpotScores.of(Map.of("us-east-1", 2))), 0);
-    var unknown = planner.evaluate(p, facts.build(),
-        Map.of("trainers", SpotScores.unknown("score unknown: MaxConfigLimitExceeded")), 0);
+    var low =
+        planner.evaluate(
+            p, facts.build(), Map.of("trainers", SpotScores.of(Map.of("us-east-1", 2))), 0);
+    var unknown =
+        planner.evaluate(
+            p,
+            facts.build(),
+            Map.of("trainers", SpotScores.unknown("score unknown: MaxConfigLimitExceeded")),
+            0);
 
     assertThat(low.verdict()).isEqualTo(Verdict.GO_WITH_WARNINGS);
     assertThat(low.spotScore()).isEqualTo(2);
@@ -166,24 +229,42 @@ class PreflightPlannerTest {
   @Test
   void shouldHonourAnAvailabilityZoneConstraint() {
     var facts = new Facts("us-east-1").offer("p5.48xlarge", "us-east-1a").quota(P_SPOT, 4096, 0);
-    var entry = new PlanEntry("pinned", List.of("p5.48xlarge"), 1, CapacityType.SPOT, List.of("us-east-1c"));
-    var elsewhere = new PlanEntry("pinned", List.of("p5.48xlarge"), 1, CapacityType.SPOT, List.of("us-west-2a"));
+    var entry =
+        new PlanEntry(
+            "pinned", List.of("p5.48xlarge"), 1, CapacityType.SPOT, List.of("us-east-1c"));
+    var elsewhere =
+        new PlanEntry(
+            "pinned", List.of("p5.48xlarge"), 1, CapacityType.SPOT, List.of("us-west-2a"));
 
     var r = planner.evaluate(plan(entry), facts.build(), Map.of(), 0);
     var other = planner.evaluate(plan(elsewhere), facts.build(), Map.of(), 0);
 
-    assertThat(r.blockers()).containsExactly("p5.48xlarge is not offered in zones [us-east-1c] (needed by 'pinned')");
-    assertThat(other.blockers()).singleElement().satisfies(b -> assertThat(b).contains("none of them in us-east-1"));
+    assertThat(r.blockers())
+        .containsExactly("p5.48xlarge is not offered in zones [us-east-1c] (needed by 'pinned')");
+    assertThat(other.blockers())
+        .singleElement()
+        .satisfies(b -> assertThat(b).contains("none of them in us-east-1"));
   }
 
   @Test
   void shouldTakeTheCheapestSpotPriceAmongUsableZones() {
-    var facts = new Facts("us-east-1").offer("g6e.12xlarge", "us-east-1a", "us-east-1b").quota(
-        new QuotaBucket.Key(QuotaBucket.G_VT, CapacityType.SPOT), 1024, 0);
-    facts.spot.put("g6e.12xlarge", Map.of("us-east-1a", new BigDecimal("4.00"), "us-east-1b", new BigDecimal("3.50"),
-        "us-east-1f", new BigDecimal("1.00")));
+    var facts =
+        new Facts("us-east-1")
+            .offer("g6e.12xlarge", "us-east-1a", "us-east-1b")
+            .quota(new QuotaBucket.Key(QuotaBucket.G_VT, CapacityType.SPOT), 1024, 0);
+    facts.spot.put(
+        "g6e.12xlarge",
+        Map.of(
+            "us-east-1a",
+            new BigDecimal("4.00"),
+            "us-east-1b",
+            new BigDecimal("3.50"),
+            "us-east-1f",
+            new BigDecimal("1.00")));
 
-    var r = planner.evaluate(plan(entry("inf", 2, CapacityType.SPOT, "g6e.12xlarge")), facts.build(), Map.of(), 0);
+    var r =
+        planner.evaluate(
+            plan(entry("inf", 2, CapacityType.SPOT, "g6e.12xlarge")), facts.build(), Map.of(), 0);
 
     assertThat(r.hourlyCost()).isEqualByComparingTo("7.00");
     assertThat(r.choices().get(0).priceSource()).isEqualTo("spot-history");
@@ -200,13 +281,27 @@ class PreflightPlannerTest {
 
     var ranked = PreflightPlanner.rank(List.of(unknown, nogo, warn, go1, go2, go3));
 
-    assertThat(ranked).extracting(RegionResult::region)
-        .containsExactly("eu-west-1", "us-west-2", "us-east-2", "ap-south-1", "sa-east-1", "eu-north-1");
+    assertThat(ranked)
+        .extracting(RegionResult::region)
+        .containsExactly(
+            "eu-west-1", "us-west-2", "us-east-2", "ap-south-1", "sa-east-1", "eu-north-1");
     assertThat(ranked).extracting(RegionResult::rank).containsExactly(1, 2, 3, 4, 5, 6);
   }
 
   private static RegionResult result(String region, Verdict v, Integer score, String cost) {
-    return new RegionResult(0, region, v, List.of(), List.of(), List.of(), List.of(), List.of(), score,
-        new BigDecimal(cost), "USD", true, 0);
+    return new RegionResult(
+        0,
+        region,
+        v,
+        List.of(),
+        List.of(),
+        List.of(),
+        List.of(),
+        List.of(),
+        score,
+        new BigDecimal(cost),
+        "USD",
+        true,
+        0);
   }
 }

@@ -41,14 +41,22 @@ class QuotaAlarmServiceTest {
 
   QuotaAlarmService alarms(boolean increase, double cap) {
     var settings = PreflightSettings.defaults().withIncrease(increase, cap);
-    var service = new PreflightService(aws, aws, aws, OnDemandPrices.none(), settings,
-        Clock.fixed(T, ZoneOffset.UTC));
+    var service =
+        new PreflightService(
+            aws, aws, aws, OnDemandPrices.none(), settings, Clock.fixed(T, ZoneOffset.UTC));
     return new QuotaAlarmService(service, dedupe, notifier);
   }
 
   static AlarmStateChange alarm(String id, String state, Instant when) {
     return new AlarmStateChange(
-        new EventMeta(id, "aws.cloudwatch", "CloudWatch Alarm State Change", "123456789012", "us-east-1", when, List.of()),
+        new EventMeta(
+            id,
+            "aws.cloudwatch",
+            "CloudWatch Alarm State Change",
+            "123456789012",
+            "us-east-1",
+            when,
+            List.of()),
         "gpufleet-quota-P-Spot",
         state,
         "OK",
@@ -56,16 +64,31 @@ class QuotaAlarmServiceTest {
         "Threshold Crossed",
         "P Spot vCPU above 80 %",
         List.of(
-            new AlarmMetric("m1", "AWS/Usage", "ResourceCount",
-                Map.of("Service", "EC2", "Type", "Resource", "Resource", "vCPU", "Class", "P/Spot"), "Maximum", null),
+            new AlarmMetric(
+                "m1",
+                "AWS/Usage",
+                "ResourceCount",
+                Map.of("Service", "EC2", "Type", "Resource", "Resource", "vCPU", "Class", "P/Spot"),
+                "Maximum",
+                null),
             new AlarmMetric("e1", null, null, Map.of(), null, "m1 / SERVICE_QUOTA(m1) * 100")));
   }
 
-  static final Plan PLAN = new Plan("llm", List.of(new PlanEntry("trainers", List.of("p5.48xlarge"), 4,
-      CapacityType.SPOT, List.of())), List.of("us-east-1"), false);
-  static final NodePoolSpec POOL = new NodePoolSpec("gpu-training", Map.of("nvidia.com/gpu", "32"),
-      List.of(new NodePoolSpec.Requirement("karpenter.k8s.aws/instance-family", "In", List.of("p5")),
-          new NodePoolSpec.Requirement("karpenter.sh/capacity-type", "In", List.of("spot"))));
+  static final Plan PLAN =
+      new Plan(
+          "llm",
+          List.of(
+              new PlanEntry("trainers", List.of("p5.48xlarge"), 4, CapacityType.SPOT, List.of())),
+          List.of("us-east-1"),
+          false);
+  static final NodePoolSpec POOL =
+      new NodePoolSpec(
+          "gpu-training",
+          Map.of("nvidia.com/gpu", "32"),
+          List.of(
+              new NodePoolSpec.Requirement(
+                  "karpenter.k8s.aws/instance-family", "In", List.of("p5")),
+              new NodePoolSpec.Requirement("karpenter.sh/capacity-type", "In", List.of("spot"))));
 
   @Test
   void shouldNotifyWithUsageQuotaAndWhatIsAtRisk() {
@@ -76,41 +99,61 @@ class QuotaAlarmServiceTest {
     assertThat(o.quotaCode()).isEqualTo("L-7212CCBC");
     assertThat(o.usageVcpu()).isEqualTo(336);
     assertThat(o.percent()).isEqualTo(87.5);
-    assertThat(o.plansAtRisk()).singleElement().satisfies(p -> assertThat(p).contains("plan 'llm' needs 768 vCPU of P Spot here: NO_GO"));
-    assertThat(o.poolsAtRisk()).singleElement().satisfies(p -> assertThat(p).startsWith("gpu-training (worst case 768 vCPU, more than the headroom left"));
+    assertThat(o.plansAtRisk())
+        .singleElement()
+        .satisfies(p -> assertThat(p).contains("plan 'llm' needs 768 vCPU of P Spot here: NO_GO"));
+    assertThat(o.poolsAtRisk())
+        .singleElement()
+        .satisfies(
+            p ->
+                assertThat(p)
+                    .startsWith("gpu-training (worst case 768 vCPU, more than the headroom left"));
     assertThat(o.increase()).contains("off");
-    assertThat(notifier.sent).singleElement().satisfies(n -> {
-      assertThat(n.subject()).isEqualTo("[GPU Fleet] P Spot quota at 88% in us-east-1");
-      assertThat(n.message()).contains("336 of 384 vCPU").contains("gpu-training");
-    });
+    assertThat(notifier.sent)
+        .singleElement()
+        .satisfies(
+            n -> {
+              assertThat(n.subject()).isEqualTo("[GPU Fleet] P Spot quota at 88% in us-east-1");
+              assertThat(n.message()).contains("336 of 384 vCPU").contains("gpu-training");
+            });
     assertThat(aws.requested).isEmpty();
   }
 
   @Test
-  void shouldHandleDuplicateDeliveriesOnceWithOneNotificationAndOneIncreaseRequest() throws Exception {
+  void shouldHandleDuplicateDeliveriesOnceWithOneNotificationAndOneIncreaseRequest()
+      throws Exception {
     var service = alarms(true, 1536);
     // the same state change delivered three times, two of them at once, one with a new event id
     var outcomes = new ArrayList<AlarmOutcome>();
     try (var pool = Executors.newFixedThreadPool(2)) {
-      Future<AlarmOutcome> a = pool.submit(() -> service.handle(alarm("e-1", "ALARM", T), Optional.of(PLAN), List.of()));
-      Future<AlarmOutcome> b = pool.submit(() -> service.handle(alarm("e-1", "ALARM", T), Optional.of(PLAN), List.of()));
+      Future<AlarmOutcome> a =
+          pool.submit(() -> service.handle(alarm("e-1", "ALARM", T), Optional.of(PLAN), List.of()));
+      Future<AlarmOutcome> b =
+          pool.submit(() -> service.handle(alarm("e-1", "ALARM", T), Optional.of(PLAN), List.of()));
       outcomes.add(a.get());
       outcomes.add(b.get());
     }
     outcomes.add(service.handle(alarm("e-2", "ALARM", T), Optional.of(PLAN), List.of()));
 
-    assertThat(outcomes).extracting(AlarmOutcome::status)
-        .containsExactlyInAnyOrder(AlarmOutcome.Status.HANDLED, AlarmOutcome.Status.ALREADY_HANDLED,
+    assertThat(outcomes)
+        .extracting(AlarmOutcome::status)
+        .containsExactlyInAnyOrder(
+            AlarmOutcome.Status.HANDLED,
+            AlarmOutcome.Status.ALREADY_HANDLED,
             AlarmOutcome.Status.ALREADY_HANDLED);
     assertThat(notifier.sent).hasSize(1);
-    assertThat(aws.requested).singleElement().satisfies(r -> assertThat(r.desiredValue()).isEqualTo(1104));
+    assertThat(aws.requested)
+        .singleElement()
+        .satisfies(r -> assertThat(r.desiredValue()).isEqualTo(1104));
   }
 
   @Test
   void shouldNeverAskForMoreThanTheCap() {
     var o = alarms(true, 500).handle(alarm("e-1", "ALARM", T), Optional.of(PLAN), List.of());
 
-    assertThat(aws.requested).singleElement().satisfies(r -> assertThat(r.desiredValue()).isEqualTo(500));
+    assertThat(aws.requested)
+        .singleElement()
+        .satisfies(r -> assertThat(r.desiredValue()).isEqualTo(500));
     assertThat(o.increase()).startsWith("requested 500 vCPU");
   }
 
@@ -125,10 +168,17 @@ class QuotaAlarmServiceTest {
   @Test
   void shouldNotAskWhileARequestIsPendingOrCaseOpened() {
     for (String status : List.of("PENDING", "CASE_OPENED")) {
-      aws.history.put("us-east-1/L-7212CCBC", new ArrayList<>(List.of(new QuotaRequest("req-9", status, 768))));
-      var o = alarms(true, 1536).handle(alarm("e-" + status, "ALARM", T.plusSeconds(status.length())), Optional.empty(), List.of());
+      aws.history.put(
+          "us-east-1/L-7212CCBC", new ArrayList<>(List.of(new QuotaRequest("req-9", status, 768))));
+      var o =
+          alarms(true, 1536)
+              .handle(
+                  alarm("e-" + status, "ALARM", T.plusSeconds(status.length())),
+                  Optional.empty(),
+                  List.of());
 
-      assertThat(o.increase()).isEqualTo("not requested (request req-9 for 768 vCPU is already " + status + ")");
+      assertThat(o.increase())
+          .isEqualTo("not requested (request req-9 for 768 vCPU is already " + status + ")");
     }
     assertThat(aws.requested).isEmpty();
   }

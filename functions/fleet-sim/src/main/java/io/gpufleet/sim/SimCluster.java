@@ -361,13 +361,14 @@ public final class SimCluster implements AutoCloseable {
                 Map.of("group", "karpenter.k8s.aws", "kind", "EC2NodeClass", "name", "default"))));
     spec.put("limits", Map.copyOf(limits));
     spec.put("disruption", Map.of("consolidationPolicy", "WhenEmptyOrUnderutilized"));
-    var pool = new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
-        .withApiVersion("karpenter.sh/v1")
-        .withKind("NodePool")
-        .withNewMetadata()
-        .withName(name)
-        .endMetadata()
-        .build();
+    var pool =
+        new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
+            .withApiVersion("karpenter.sh/v1")
+            .withKind("NodePool")
+            .withNewMetadata()
+            .withName(name)
+            .endMetadata()
+            .build();
     pool.setAdditionalProperty("spec", spec);
     return pool;
   }

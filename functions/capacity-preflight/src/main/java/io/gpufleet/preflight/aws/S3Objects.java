@@ -60,7 +60,8 @@ public final class S3Objects implements ReportStore, DedupeStore, PlanLoader {
   public boolean claim(String dedupeKey) {
     try {
       s3.putObject(
-          r -> r.bucket(bucket).key(markerKey(dedupeKey)).ifNoneMatch("*").contentType("text/plain"),
+          r ->
+              r.bucket(bucket).key(markerKey(dedupeKey)).ifNoneMatch("*").contentType("text/plain"),
           RequestBody.fromString(dedupeKey, StandardCharsets.UTF_8));
       return true;
     } catch (S3Exception e) {
@@ -79,7 +80,8 @@ public final class S3Objects implements ReportStore, DedupeStore, PlanLoader {
 
   String markerKey(String dedupeKey) {
     try {
-      var sha = MessageDigest.getInstance("SHA-256").digest(dedupeKey.getBytes(StandardCharsets.UTF_8));
+      var sha =
+          MessageDigest.getInstance("SHA-256").digest(dedupeKey.getBytes(StandardCharsets.UTF_8));
       return prefix + "dedupe/" + HexFormat.of().formatHex(sha);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

@@ -59,10 +59,13 @@ public final class FabricNodePools implements NodePoolPort {
         }
         requirements.add(
             new NodePoolSpec.Requirement(
-                String.valueOf(m.get("key")), String.valueOf(m.get("operator")), List.copyOf(values)));
+                String.valueOf(m.get("key")),
+                String.valueOf(m.get("operator")),
+                List.copyOf(values)));
       }
     }
-    return new NodePoolSpec(r.getMetadata().getName(), Map.copyOf(limits), List.copyOf(requirements));
+    return new NodePoolSpec(
+        r.getMetadata().getName(), Map.copyOf(limits), List.copyOf(requirements));
   }
 
   @SuppressWarnings("unchecked")

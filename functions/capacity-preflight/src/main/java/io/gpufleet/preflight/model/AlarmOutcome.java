@@ -33,7 +33,7 @@ public record AlarmOutcome(
   public static AlarmOutcome simple(
       String eventId, String alarmName, String region, Status status, String message) {
     return new AlarmOutcome(
-        eventId, alarmName, region, null, null, status, null, null, null, List.of(), List.of(), null,
-        message);
+        eventId, alarmName, region, null, null, status, null, null, null, List.of(), List.of(),
+        null, message);
   }
 }

@@ -91,7 +91,9 @@ class AdaptersAgainstStubTest {
 
   @Test
   void shouldGetAQuotaByItsCodeWhenTheListingLacksIt() {
-    stub.on("ServiceQuotasV20190624.ListServiceQuotas", c -> AwsStubServer.Reply.json("{\"Quotas\":[]}"));
+    stub.on(
+        "ServiceQuotasV20190624.ListServiceQuotas",
+        c -> AwsStubServer.Reply.json("{\"Quotas\":[]}"));
     account.region("us-east-1").quota(QuotaBucket.TRN, CapacityType.ON_DEMAND, 512);
     var trn = new QuotaBucket.Key(QuotaBucket.TRN, CapacityType.ON_DEMAND);
 
@@ -130,10 +132,13 @@ class AdaptersAgainstStubTest {
 
     var scores =
         ec2.spotPlacementScores(
-            List.of("us-east-1", "us-west-2", "eu-west-1"), List.of("p5.48xlarge", "p5e.48xlarge"), 4);
+            List.of("us-east-1", "us-west-2", "eu-west-1"),
+            List.of("p5.48xlarge", "p5e.48xlarge"),
+            4);
 
     assertThat(scores.unknownReason()).isEmpty();
-    assertThat(scores.byRegion()).containsExactlyInAnyOrderEntriesOf(Map.of("us-east-1", 9, "us-west-2", 3));
+    assertThat(scores.byRegion())
+        .containsExactlyInAnyOrderEntriesOf(Map.of("us-east-1", 9, "us-west-2", 3));
     var call = stub.calls("GetSpotPlacementScores");
     assertThat(call).hasSize(1);
     assertThat(AwsStubServer.listParam(call.get(0), "RegionName"))
@@ -150,16 +155,22 @@ class AdaptersAgainstStubTest {
     stub.failNext("GetSpotPlacementScores", 1, 403, "UnauthorizedOperation");
     var denied = ec2.spotPlacementScores(List.of("us-east-1"), List.of("p5.48xlarge"), 4);
 
-    assertThat(capped.unknownReason()).hasValueSatisfying(r -> assertThat(r).contains("MaxConfigLimitExceeded"));
-    assertThat(denied.unknownReason()).hasValueSatisfying(r -> assertThat(r).contains("permission"));
+    assertThat(capped.unknownReason())
+        .hasValueSatisfying(r -> assertThat(r).contains("MaxConfigLimitExceeded"));
+    assertThat(denied.unknownReason())
+        .hasValueSatisfying(r -> assertThat(r).contains("permission"));
   }
 
   @Test
   void shouldReadCapacityBlockOfferings() {
-    account.region("us-east-1").offer("p5.48xlarge", "a")
+    account
+        .region("us-east-1")
+        .offer("p5.48xlarge", "a")
         .block("p5.48xlarge", "a", 64, NOW.plus(Duration.ofDays(3)), 24, "74400.00");
 
-    var offers = new Ec2CapacityAdapter(clients, "us-east-1").capacityBlocks("us-east-1", "p5.48xlarge", 4, 24);
+    var offers =
+        new Ec2CapacityAdapter(clients, "us-east-1")
+            .capacityBlocks("us-east-1", "p5.48xlarge", 4, 24);
 
     assertThat(offers)
         .singleElement()
@@ -178,7 +189,8 @@ class AdaptersAgainstStubTest {
 
   @Test
   void shouldReadTheMaximumUsagePerClassInOneGetMetricDataCall() {
-    account.region("ap-northeast-1")
+    account
+        .region("ap-northeast-1")
         .usage(QuotaBucket.P, CapacityType.SPOT, 192)
         .usage(QuotaBucket.G_VT, CapacityType.ON_DEMAND, 48);
     var p = new QuotaBucket.Key(QuotaBucket.P, CapacityType.SPOT);
@@ -202,7 +214,8 @@ class AdaptersAgainstStubTest {
 
   @Test
   void shouldReadOfferingsTypesSpotPricesAndReservationsThroughTheStubToo() {
-    account.region("us-east-2")
+    account
+        .region("us-east-2")
         .offer("g6e.12xlarge", "a", "b")
         .spotPrice("g6e.12xlarge", "a", "4.1000")
         .spotPrice("g6e.12xlarge", "b", "3.9000")

@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * DescribeInstanceTypeOfferings, DescribeInstanceTypes and DescribeSpotPriceHistory through the real SDK client against the AWS emulator (moto server,
- * or LocalStack where Docker runs), in two regions served by one endpoint.
+ * DescribeInstanceTypeOfferings, DescribeInstanceTypes and DescribeSpotPriceHistory through the
+ * real SDK client against the AWS emulator (moto server, or LocalStack where Docker runs), in two
+ * regions served by one endpoint.
  */
 class Ec2AdapterMotoTest {
   @RegisterExtension static final AwsEmulatorExtension AWS = new AwsEmulatorExtension();
@@ -38,7 +39,8 @@ class Ec2AdapterMotoTest {
     var west = ec2.offerings("us-west-2", List.of("g5.12xlarge"));
 
     assertThat(east).isNotEmpty();
-    assertThat(east.values()).allSatisfy(zones -> assertThat(zones).allMatch(z -> z.startsWith("us-east-1")));
+    assertThat(east.values())
+        .allSatisfy(zones -> assertThat(zones).allMatch(z -> z.startsWith("us-east-1")));
     assertThat(west).containsKey("g5.12xlarge");
     assertThat(west.get("g5.12xlarge")).allMatch(z -> z.startsWith("us-west-2"));
   }
@@ -61,9 +63,10 @@ class Ec2AdapterMotoTest {
     assertThat(prices).containsOnlyKeys("g5.12xlarge");
     assertThat(prices.get("g5.12xlarge"))
         .isNotEmpty()
-        .allSatisfy((zone, price) -> {
-          assertThat(zone).startsWith("us-east-1");
-          assertThat(price.signum()).isPositive();
-        });
+        .allSatisfy(
+            (zone, price) -> {
+              assertThat(zone).startsWith("us-east-1");
+              assertThat(price.signum()).isPositive();
+            });
   }
 }

@@ -32,7 +32,8 @@ class AlarmEventDecoderTest {
   void shouldDecodeAnAlarmStateChangeWithItsMetricsAndCompactOffsetTimestamp() {
     var result =
         decoder.decodeString(
-            alarm("\"value\":\"ALARM\",\"reason\":\"Threshold Crossed\",\"timestamp\":\"2026-11-30T05:42:10.121+0000\""));
+            alarm(
+                "\"value\":\"ALARM\",\"reason\":\"Threshold Crossed\",\"timestamp\":\"2026-11-30T05:42:10.121+0000\""));
 
     assertThat(result).isInstanceOf(Decoded.class);
     var e = (AlarmStateChange) ((Decoded) result).event();
@@ -60,7 +61,8 @@ class AlarmEventDecoderTest {
   void shouldRejectAnAlarmWithoutState() {
     var result =
         decoder.decodeString(
-            alarm("\"value\":\"ALARM\"").replace("\"state\":{\"value\":\"ALARM\"}", "\"state\":\"ALARM\""));
+            alarm("\"value\":\"ALARM\"")
+                .replace("\"state\":{\"value\":\"ALARM\"}", "\"state\":\"ALARM\""));
 
     assertThat(((Rejected) result).reason()).isEqualTo("detail field 'state' must be an object");
   }

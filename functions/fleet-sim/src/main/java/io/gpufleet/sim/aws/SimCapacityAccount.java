@@ -38,7 +38,8 @@ public final class SimCapacityAccount {
   public record Block(String type, String zone, int count, Instant start, int hours, String fee) {}
 
   /** A quota increase request as Service Quotas keeps it. */
-  public record Request(String id, String region, String quotaCode, double desired, String status) {}
+  public record Request(
+      String id, String region, String quotaCode, double desired, String status) {}
 
   /** What one region of the account has. */
   public static final class RegionModel {
@@ -84,7 +85,8 @@ public final class SimCapacityAccount {
       return this;
     }
 
-    public RegionModel block(String type, String zoneLetter, int count, Instant start, int hours, String fee) {
+    public RegionModel block(
+        String type, String zoneLetter, int count, Instant start, int hours, String fee) {
       blocks.add(new Block(type, name + zoneLetter, count, start, hours, fee));
       return this;
     }
@@ -126,7 +128,8 @@ public final class SimCapacityAccount {
   }
 
   /** A quota increase request that already exists (e.g. PENDING). */
-  public SimCapacityAccount existingRequest(String region, String quotaCode, double desired, String status) {
+  public SimCapacityAccount existingRequest(
+      String region, String quotaCode, double desired, String status) {
     requests.add(new Request("req-" + ids.incrementAndGet(), region, quotaCode, desired, status));
     return this;
   }
@@ -147,8 +150,7 @@ public final class SimCapacityAccount {
     stub.on("GetMetricData", this::metricData);
     stub.on("ServiceQuotasV20190624.ListServiceQuotas", this::listQuotas);
     stub.on("ServiceQuotasV20190624.GetServiceQuota", this::getQuota);
-    stub.on(
-        "ServiceQuotasV20190624.ListRequestedServiceQuotaChangeHistoryByQuota", this::history);
+    stub.on("ServiceQuotasV20190624.ListRequestedServiceQuotaChangeHistoryByQuota", this::history);
     stub.on("ServiceQuotasV20190624.RequestServiceQuotaIncrease", this::requestIncrease);
     return this;
   }
@@ -207,11 +209,18 @@ public final class SimCapacityAccount {
     for (String type : AwsStubServer.listParam(call, "InstanceType")) {
       var spec = InstanceCatalog.find(type).orElse(null);
       if (spec == null || !m.offerings.containsKey(type)) {
-        return error(400, "InvalidInstanceType", "The following supplied instance types do not exist: [" + type + "]");
+        return error(
+            400,
+            "InvalidInstanceType",
+            "The following supplied instance types do not exist: [" + type + "]");
       }
       sb.append("<item><instanceType>").append(type).append("</instanceType>");
-      sb.append("<vCpuInfo><defaultVCpus>").append(spec.vcpus()).append("</defaultVCpus></vCpuInfo>");
-      sb.append("<memoryInfo><sizeInMiB>").append(spec.memoryMib()).append("</sizeInMiB></memoryInfo>");
+      sb.append("<vCpuInfo><defaultVCpus>")
+          .append(spec.vcpus())
+          .append("</defaultVCpus></vCpuInfo>");
+      sb.append("<memoryInfo><sizeInMiB>")
+          .append(spec.memoryMib())
+          .append("</sizeInMiB></memoryInfo>");
       accelerators(sb, spec);
       sb.append("</item>");
     }
@@ -257,7 +266,8 @@ public final class SimCapacityAccount {
               (zone, price) ->
                   sb.append("<item><instanceType>")
                       .append(type)
-                      .append("</instanceType><productDescription>Linux/UNIX</productDescription><spotPrice>")
+                      .append(
+                          "</instanceType><productDescription>Linux/UNIX</productDescription><spotPrice>")
                       .append(price)
                       .append("</spotPrice><timestamp>")
                       .append(stamp)
@@ -285,13 +295,15 @@ public final class SimCapacityAccount {
               .append(ACCOUNT)
               .append("</ownerId><instanceType>")
               .append(type)
-              .append("</instanceType><instancePlatform>Linux/UNIX</instancePlatform><availabilityZone>")
+              .append(
+                  "</instanceType><instancePlatform>Linux/UNIX</instancePlatform><availabilityZone>")
               .append(zone)
               .append("</availabilityZone><tenancy>default</tenancy><totalInstanceCount>")
               .append(available)
               .append("</totalInstanceCount><availableInstanceCount>")
               .append(available)
-              .append("</availableInstanceCount><state>active</state><instanceMatchCriteria>open</instanceMatchCriteria></item>");
+              .append(
+                  "</availableInstanceCount><state>active</state><instanceMatchCriteria>open</instanceMatchCriteria></item>");
         });
     sb.append("</capacityReservationSet>");
     return close(sb, "DescribeCapacityReservationsResponse");
@@ -413,7 +425,8 @@ public final class SimCapacityAccount {
       sb.append("</Values><StatusCode>Complete</StatusCode></member>");
     }
     sb.append("</MetricDataResults><Messages/></GetMetricDataResult>")
-        .append("<ResponseMetadata><RequestId>sim</RequestId></ResponseMetadata></GetMetricDataResponse>");
+        .append(
+            "<ResponseMetadata><RequestId>sim</RequestId></ResponseMetadata></GetMetricDataResponse>");
     return AwsStubServer.Reply.xml(sb.toString());
   }
 
@@ -452,7 +465,15 @@ public final class SimCapacityAccount {
             "MetricNamespace", "AWS/Usage",
             "MetricName", "ResourceCount",
             "MetricDimensions",
-                Map.of("Class", b.usageClass(t), "Resource", "vCPU", "Service", "EC2", "Type", "Resource"),
+                Map.of(
+                    "Class",
+                    b.usageClass(t),
+                    "Resource",
+                    "vCPU",
+                    "Service",
+                    "EC2",
+                    "Type",
+                    "Resource"),
             "MetricStatisticRecommendation", "Maximum"));
     return q;
   }
@@ -464,7 +485,10 @@ public final class SimCapacityAccount {
     }
     var all = quotasOf(model(call));
     int from = body.hasNonNull("NextToken") ? Integer.parseInt(body.get("NextToken").asText()) : 0;
-    int size = body.hasNonNull("MaxResults") ? Math.min(quotaPageSize, body.get("MaxResults").asInt()) : quotaPageSize;
+    int size =
+        body.hasNonNull("MaxResults")
+            ? Math.min(quotaPageSize, body.get("MaxResults").asInt())
+            : quotaPageSize;
     int to = Math.min(all.size(), from + size);
     var out = new LinkedHashMap<String, Object>();
     out.put("Quotas", all.subList(from, to));
@@ -505,7 +529,8 @@ public final class SimCapacityAccount {
       if (r.region().equals(call.region())
           && r.quotaCode().equals(code)
           && (r.status().equals("PENDING") || r.status().equals("CASE_OPENED"))) {
-        return jsonError(400, "ResourceAlreadyExistsException", "a request for " + code + " is already open");
+        return jsonError(
+            400, "ResourceAlreadyExistsException", "a request for " + code + " is already open");
       }
     }
     var r = new Request("req-" + ids.incrementAndGet(), call.region(), code, desired, "PENDING");
@@ -521,7 +546,9 @@ public final class SimCapacityAccount {
     m.put("DesiredValue", r.desired());
     m.put("Status", r.status());
     m.put("Requester", "arn:aws:sts::" + ACCOUNT + ":assumed-role/preflight");
-    m.put("QuotaArn", "arn:aws:servicequotas:" + r.region() + ":" + ACCOUNT + ":ec2/" + r.quotaCode());
+    m.put(
+        "QuotaArn",
+        "arn:aws:servicequotas:" + r.region() + ":" + ACCOUNT + ":ec2/" + r.quotaCode());
     m.put("GlobalQuota", false);
     m.put("Unit", "None");
     return m;
@@ -563,9 +590,9 @@ public final class SimCapacityAccount {
 
   /**
    * Seeds the demo account in these regions: deterministic per region (a hash of its name) so the
-   * verdicts differ: some regions lack P types, some have small quotas, some high usage.
-   * us-east-1 is the demo's home: P Spot 384 vCPU with 336 in use (87 %, so its quota alarm
-   * fires), G and VT On-Demand 64 vCPU.
+   * verdicts differ: some regions lack P types, some have small quotas, some high usage. us-east-1
+   * is the demo's home: P Spot 384 vCPU with 336 in use (87 %, so its quota alarm fires), G and VT
+   * On-Demand 64 vCPU.
    */
   public SimCapacityAccount seedDemo(List<String> regionNames) {
     for (String r : regionNames) {
@@ -574,7 +601,8 @@ public final class SimCapacityAccount {
       for (int i = 0; i < DEMO_TYPES.size(); i++) {
         String type = DEMO_TYPES.get(i);
         boolean pType = type.startsWith("p");
-        boolean offered = !pType || (h + i) % 3 != 0 || r.equals("us-east-1") || r.equals("us-west-2");
+        boolean offered =
+            !pType || (h + i) % 3 != 0 || r.equals("us-east-1") || r.equals("us-west-2");
         if (type.startsWith("dl1") && h % 2 == 1) {
           offered = false;
         }
@@ -607,7 +635,8 @@ public final class SimCapacityAccount {
         m.reservation("p5.48xlarge", 2);
       }
       m.block("p5.48xlarge", "a", 64, now.plus(Duration.ofDays(2 + h % 5)), 24, price(3100.0 * 24));
-      m.block("p4d.24xlarge", "b", 64, now.plus(Duration.ofDays(1 + h % 3)), 24, price(1400.0 * 24));
+      m.block(
+          "p4d.24xlarge", "b", 64, now.plus(Duration.ofDays(1 + h % 3)), 24, price(1400.0 * 24));
     }
     if (regionNames.contains("us-east-1")) {
       region("us-east-1")
