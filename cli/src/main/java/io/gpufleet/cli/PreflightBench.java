@@ -30,6 +30,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * same run.
  */
 final class PreflightBench {
+  static final int WARMUP_ROUNDS = 4;
   private final PrintStream err;
 
   PreflightBench(PrintStream err) {
@@ -71,9 +72,12 @@ final class PreflightBench {
           service(clients, settings.withConcurrency(1, 1).withRegionTimeout(Duration.ofMinutes(2)));
 
       err.printf(
-          "bench preflight: warming up (SDK clients for %d regions, no latency)...%n",
+          "bench preflight: warming up (SDK clients for %d regions, JIT; no latency)...%n",
           regions.size());
-      fanOut.run(plan, List.of(), "bench-warmup");
+      // the same plan a few times, so both measured runs see compiled code, not the interpreter
+      for (int i = 0; i < WARMUP_ROUNDS; i++) {
+        fanOut.run(plan, List.of(), "bench-warmup");
+      }
       sequential.run(plan(regions.subList(0, 1)), List.of(), "bench-warmup");
 
       stub.latency(Duration.ofMillis(latencyMs));
@@ -81,8 +85,22 @@ final class PreflightBench {
       err.printf(
           "bench preflight: %d regions x 12 types, %d ms per API call, fan-out...%n",
           regions.size(), latencyMs);
+      var reads = new java.util.concurrent.ConcurrentSkipListMap<Long, String>();
+      var progress =
+          new PreflightService.Progress() {
+            @Override
+            public void started(String region) {}
+
+            @Override
+            public void read(String region, long elapsedMs, Optional<String> problem) {
+              reads.put(elapsedMs * 100 + reads.size(), region);
+            }
+          };
+      var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+      long cpu0 = os.getProcessCpuTime();
       long t0 = System.nanoTime();
-      PreflightReport report = fanOut.run(plan, List.of(), "bench");
+      PreflightReport report = fanOut.run(plan, List.of(), null, "bench", progress);
+      long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
       long wallMs = (System.nanoTime() - t0) / 1_000_000;
       int calls = stub.calls().size() - before;
 
@@ -98,7 +116,10 @@ final class PreflightBench {
       r.put("instanceTypes", plan.instanceTypes().size());
       r.put("latencyMsPerCall", latencyMs);
       r.put("apiCalls", calls);
+      r.put("slowestRegionReadMs", reads.isEmpty() ? null : reads.lastKey() / 100);
+      r.put("fastestRegionReadMs", reads.isEmpty() ? null : reads.firstKey() / 100);
       r.put("wallMs", wallMs);
+      r.put("processCpuMs", cpuMs);
       r.put("baselineMs", baselineMs);
       r.put("speedup", Math.round(speedup * 10) / 10.0);
       r.put("verdicts", counts(report));

@@ -16,7 +16,7 @@ public interface CapacityPort {
   /** Availability zones per offered type (types not offered in the region are absent). */
   Map<String, Set<String>> offerings(String region, Collection<String> instanceTypes);
 
-  /** DescribeInstanceTypes for types offered in the region. */
+  /** DescribeInstanceTypes; types the region does not have are absent (not an error). */
   Map<String, InstanceSpec> instanceTypes(String region, Collection<String> instanceTypes);
 
   /** The Spot price in effect at {@code at}, per type and availability zone (Linux/UNIX). */

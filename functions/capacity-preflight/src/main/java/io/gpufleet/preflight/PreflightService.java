@@ -316,6 +316,7 @@ public final class PreflightService {
     ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor();
     try {
       var offerings = call(exec, permits, () -> ec2.offerings(region, types));
+      var instanceTypes = call(exec, permits, () -> ec2.instanceTypes(region, types));
       var quotaValues = call(exec, permits, () -> quotas.quotas(region, keys));
       var reference = new TreeMap<QuotaBucket.Key, String>();
       keys.forEach(k -> reference.put(k, k.usageClass()));
@@ -364,15 +365,7 @@ public final class PreflightService {
       }
 
       Map<String, Set<String>> offered = required(offerings, "DescribeInstanceTypeOfferings");
-      Map<String, InstanceSpec> specs = Map.of();
-      if (!offered.isEmpty()) {
-        var offeredTypes = List.copyOf(offered.keySet());
-        try {
-          specs = call(exec, permits, () -> ec2.instanceTypes(region, offeredTypes)).get();
-        } catch (ExecutionException e) {
-          notes.add("DescribeInstanceTypes failed (" + brief(e.getCause()) + ")");
-        }
-      }
+      Map<String, InstanceSpec> specs = optional(instanceTypes, Map.of(), "DescribeInstanceTypes", notes);
       Map<QuotaBucket.Key, QuotaValue> q = required(quotaValues, "ListServiceQuotas");
       Map<QuotaBucket.Key, Double> used = new TreeMap<>(required(usageValues, "GetMetricData"));
       // the quota's own UsageMetric dimensions win over the reference table's class

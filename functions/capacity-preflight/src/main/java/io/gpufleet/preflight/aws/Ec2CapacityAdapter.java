@@ -59,7 +59,10 @@ public final class Ec2CapacityAdapter implements CapacityPort {
     var out = new LinkedHashMap<String, InstanceSpec>();
     clients
         .ec2(region)
-        .describeInstanceTypesPaginator(r -> r.instanceTypesWithStrings(instanceTypes))
+        // a filter, not InstanceTypes: types the region does not have are left out instead of
+        // failing the call (InvalidInstanceType), so this need not wait for the offerings
+        .describeInstanceTypesPaginator(
+            r -> r.filters(Filter.builder().name("instance-type").values(instanceTypes).build()))
         .instanceTypes()
         .forEach(i -> out.put(i.instanceTypeAsString(), spec(i)));
     return out;

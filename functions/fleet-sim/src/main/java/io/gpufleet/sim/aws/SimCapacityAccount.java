@@ -206,13 +206,18 @@ public final class SimCapacityAccount {
   private AwsStubServer.Reply instanceTypes(AwsStubServer.Call call) {
     var m = model(call);
     var sb = open("DescribeInstanceTypesResponse").append("<instanceTypeSet>");
-    for (String type : AwsStubServer.listParam(call, "InstanceType")) {
+    var named = AwsStubServer.listParam(call, "InstanceType");
+    var filtered = filterValues(call, "instance-type");
+    for (String type : named.isEmpty() && filtered != null ? filtered : named) {
       var spec = InstanceCatalog.find(type).orElse(null);
       if (spec == null || !m.offerings.containsKey(type)) {
-        return error(
-            400,
-            "InvalidInstanceType",
-            "The following supplied instance types do not exist: [" + type + "]");
+        if (!named.isEmpty()) {
+          return error(
+              400,
+              "InvalidInstanceType",
+              "The following supplied instance types do not exist: [" + type + "]");
+        }
+        continue; // a filter just leaves out what the region does not have
       }
       sb.append("<item><instanceType>").append(type).append("</instanceType>");
       sb.append("<vCpuInfo><defaultVCpus>")
