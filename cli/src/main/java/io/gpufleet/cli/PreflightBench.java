@@ -96,7 +96,9 @@ final class PreflightBench {
               reads.put(elapsedMs * 100 + reads.size(), region);
             }
           };
-      var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+      var os =
+          (com.sun.management.OperatingSystemMXBean)
+              java.lang.management.ManagementFactory.getOperatingSystemMXBean();
       long cpu0 = os.getProcessCpuTime();
       long t0 = System.nanoTime();
       PreflightReport report = fanOut.run(plan, List.of(), null, "bench", progress);

@@ -365,7 +365,8 @@ public final class PreflightService {
       }
 
       Map<String, Set<String>> offered = required(offerings, "DescribeInstanceTypeOfferings");
-      Map<String, InstanceSpec> specs = optional(instanceTypes, Map.of(), "DescribeInstanceTypes", notes);
+      Map<String, InstanceSpec> specs =
+          optional(instanceTypes, Map.of(), "DescribeInstanceTypes", notes);
       Map<QuotaBucket.Key, QuotaValue> q = required(quotaValues, "ListServiceQuotas");
       Map<QuotaBucket.Key, Double> used = new TreeMap<>(required(usageValues, "GetMetricData"));
       // the quota's own UsageMetric dimensions win over the reference table's class
