@@ -14,7 +14,7 @@ import software.amazon.awssdk.services.servicequotas.model.ServiceQuota;
 /**
  * EC2 vCPU quotas through Service Quotas: codes resolved by quota name from ListServiceQuotas(ec2)
  * (codes have changed before), then by the reference table's code, then GetServiceQuota on that
- * code for what the listing lacked.
+ * code for what the listing lacked, then the AWS default (GetAWSDefaultServiceQuota).
  */
 public final class ServiceQuotasAdapter implements QuotaPort {
   static final String EC2 = "ec2";
@@ -62,7 +62,16 @@ public final class ServiceQuotasAdapter implements QuotaPort {
         var q = client.getServiceQuota(r -> r.serviceCode(EC2).quotaCode(code.get())).quota();
         out.put(key, value(key, q, "reference code"));
       } catch (NoSuchResourceException e) {
-        // neither the listing nor the reference code knows it: the planner reports it unknown
+        try {
+          // never changed in this account: its AWS default applies
+          var q =
+              client
+                  .getAWSDefaultServiceQuota(r -> r.serviceCode(EC2).quotaCode(code.get()))
+                  .quota();
+          out.put(key, value(key, q, "AWS default"));
+        } catch (NoSuchResourceException unknown) {
+          // no source knows it: the planner reports the quota as unknown
+        }
       }
     }
     return out;

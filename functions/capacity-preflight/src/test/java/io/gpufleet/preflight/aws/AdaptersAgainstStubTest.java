@@ -105,6 +105,22 @@ class AdaptersAgainstStubTest {
   }
 
   @Test
+  void shouldFallBackToTheAwsDefaultWhenTheAccountNeverChangedTheQuota() {
+    stub.on(
+        "ServiceQuotasV20190624.ListServiceQuotas",
+        c -> AwsStubServer.Reply.json("{\"Quotas\":[]}"));
+    stub.failNext("ServiceQuotasV20190624.GetServiceQuota", 1, 400, "NoSuchResourceException");
+    var dl = new QuotaBucket.Key(QuotaBucket.DL, CapacityType.SPOT);
+
+    var quotas = new ServiceQuotasAdapter(clients).quotas("us-east-1", List.of(dl));
+
+    assertThat(quotas.get(dl).value()).isZero();
+    assertThat(quotas.get(dl).resolvedBy()).isEqualTo("AWS default");
+    assertThat(stub.calls("ServiceQuotasV20190624.GetAWSDefaultServiceQuota").get(0).body())
+        .contains("\"QuotaCode\":\"L-85EED4F7\"");
+  }
+
+  @Test
   void shouldListRequestsAndRequestAnIncrease() {
     var adapter = new ServiceQuotasAdapter(clients);
     assertThat(adapter.requests("us-east-1", "L-7212CCBC")).isEmpty();

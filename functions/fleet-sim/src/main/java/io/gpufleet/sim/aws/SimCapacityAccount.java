@@ -150,6 +150,7 @@ public final class SimCapacityAccount {
     stub.on("GetMetricData", this::metricData);
     stub.on("ServiceQuotasV20190624.ListServiceQuotas", this::listQuotas);
     stub.on("ServiceQuotasV20190624.GetServiceQuota", this::getQuota);
+    stub.on("ServiceQuotasV20190624.GetAWSDefaultServiceQuota", this::defaultQuota);
     stub.on("ServiceQuotasV20190624.ListRequestedServiceQuotaChangeHistoryByQuota", this::history);
     stub.on("ServiceQuotasV20190624.RequestServiceQuotaIncrease", this::requestIncrease);
     return this;
@@ -512,6 +513,18 @@ public final class SimCapacityAccount {
       }
     }
     return jsonError(400, "NoSuchResourceException", "no quota " + code);
+  }
+
+  /** AWS defaults: Standard 5 vCPU, every accelerated bucket 0. */
+  private AwsStubServer.Reply defaultQuota(AwsStubServer.Call call) {
+    String code = String.valueOf(parse(call).get("QuotaCode"));
+    var key = QuotaBucket.byQuota(code);
+    if (key.isEmpty()) {
+      return jsonError(400, "NoSuchResourceException", "no quota " + code);
+    }
+    var b = key.get().bucket();
+    var q = quota(call.region(), b, key.get().capacityType(), code, b.accelerated() ? 0 : 5);
+    return AwsStubServer.Reply.json(Json.write(Map.of("Quota", q)));
   }
 
   private AwsStubServer.Reply history(AwsStubServer.Call call) {
