@@ -31,6 +31,7 @@ public final class DrainHandler implements RequestStreamHandler {
   private static DrainWiring.Wired wire() {
     Thread warmup = DrainWarmup.start();
     try {
+      DrainPriming.prime(new EventDecoder());
       DrainWiring.Wired wired = DrainWiring.fromEnvironment();
       wired.prime().run();
       return wired;

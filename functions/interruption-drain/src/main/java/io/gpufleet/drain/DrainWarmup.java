@@ -1,15 +1,14 @@
 package io.gpufleet.drain;
 
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.drain.k8s.FabricClusterGateway;
 import org.slf4j.LoggerFactory;
 
 /**
  * Init work that does not depend on the cluster client, run on a second thread while the main
- * thread builds the client: logging, the Jackson 2 mapper (event decoding, outcome JSON) and the
- * Jackson 3 classes of the Kubernetes model. No network, credentials, tokens, randomness or clock;
- * the handler joins it before it is returned, so nothing of it overlaps an invocation.
+ * thread primes the Jackson 2 paths and builds the client: logging first, then the Jackson 3
+ * classes of the Kubernetes model. No network, credentials, tokens, randomness or clock; the
+ * handler joins it before it is returned, so nothing of it overlaps an invocation.
  */
 final class DrainWarmup {
   private DrainWarmup() {}
@@ -23,11 +22,10 @@ final class DrainWarmup {
 
   static void run() {
     try {
-      // Jackson first: the main thread initialises logging at once (the client's configuration
-      // logs), and two threads starting on it would just wait for each other
-      DrainPriming.prime(new EventDecoder());
-      FabricClusterGateway.prime(new KubernetesSerialization());
+      // logging first: the main thread starts with the Jackson 2 work (see DrainHandler.wire),
+      // and the client it builds next logs, so it finds logging ready instead of building it
       LoggerFactory.getLogger(DrainHandler.class);
+      FabricClusterGateway.prime(new KubernetesSerialization());
     } catch (RuntimeException | LinkageError e) {
       // only a head start: whatever fails here fails (and is reported) on the main path
     }
