@@ -46,3 +46,6 @@ build-CostReportFunction:
 .PHONY: build-DisruptionScheduleFunction
 build-DisruptionScheduleFunction:
 	$(call lambda-jar,disruption-schedule)
+.PHONY: build-CapacityPreflightFunction
+build-CapacityPreflightFunction:
+	$(call lambda-jar,capacity-preflight)

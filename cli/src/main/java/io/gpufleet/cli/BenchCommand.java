@@ -46,7 +46,7 @@ final class BenchCommand {
     this.err = err;
   }
 
-  static final String NAMES = "drain [--real], drain-burst, cold, cost, budgets";
+  static final String NAMES = "drain [--real], drain-burst, cold, preflight, budgets, cost";
 
   int run(List<String> argv) throws Exception {
     if (argv.isEmpty()) {
@@ -57,7 +57,15 @@ final class BenchCommand {
         Args.parse(
             "bench " + name,
             argv.subList(1, argv.size()),
-            Set.of("pods", "latency-ms", "events", "runs", "instances", "pools", "workloads"),
+            Set.of(
+                "pods",
+                "latency-ms",
+                "events",
+                "runs",
+                "instances",
+                "pools",
+                "workloads",
+                "regions"),
             Set.of("real"));
     Map<String, Object> result =
         switch (name) {
@@ -73,6 +81,11 @@ final class BenchCommand {
                   (int) args.number("pods", 30, 0, 500),
                   (int) args.number("latency-ms", 20, 0, 1000));
           case "cold" -> cold((int) args.number("runs", 3, 1, 20));
+          case "preflight" ->
+              new PreflightBench(err)
+                  .run(
+                      (int) args.number("latency-ms", 100, 0, 1000),
+                      (int) args.number("regions", 17, 1, 17));
           case "cost" ->
               new CostBench(err)
                   .run(

@@ -20,6 +20,10 @@ public final class Main {
                                  --instance ID --cluster NAME [--region R] [--kubeconfig [--context C]]
                                  [--dry-run] [--kind spot-interruption|health-scheduled|state-change|rebalance]
                                  [--deadline 120s] [--json]
+        preflight                where does a planned GPU fleet fit: quotas, offerings, Spot scores, prices
+                                 per region, ranked   --plan plan.yaml [--regions a,b,c] [--json]
+                                 [--region HOME] [--cluster NAME | --kubeconfig [--context C]]
+                                 [--timeout 20s] [--simulate]
         cost-report              GPU cost report of a real cluster into a local directory
                                  --cluster NAME --out DIR [--window 24h|last-day|mtd|START/END]
                                  [--region R] [--kubeconfig [--context C]] [--allocation-rule R]
@@ -29,7 +33,8 @@ public final class Main {
         budgets apply            reconcile NodePool budgets and workload replicas for now (or --at)
                                  --policy FILE [--at 2026-03-29T02:30:00+02:00] [--dry-run] [--json]
                                  [--kubeconfig [--context C] | --cluster NAME [--region R]]
-        bench NAME               benchmarks: drain [--real], drain-burst, cold, cost, budgets (one JSON line last)
+        bench NAME               benchmarks: drain [--real], drain-burst, cold, preflight, budgets, cost
+                                 (each prints one JSON line last)
         test                     (launcher) run the whole test suite as CI does
       """;
 
@@ -48,6 +53,7 @@ public final class Main {
       return switch (argv.get(0)) {
         case "simulate" -> new SimulateCommand(out, err).run(rest);
         case "drain" -> new DrainCommand(out, err).run(rest);
+        case "preflight" -> new PreflightCommand(out, err).run(rest);
         case "cost-report" -> new CostReportCommand(out, err).run(rest);
         case "bench" -> new BenchCommand(out, err).run(rest);
         case "budgets" -> new BudgetsCommand(out, err).run(rest);

@@ -65,6 +65,7 @@ final class SimulateCommand {
     try (var cluster = SimCluster.start(time);
         KubernetesClient client = cluster.newClient()) {
       DemoFleet.populate(cluster);
+      DemoFleet.populateNodePools(cluster);
       var publisher = new Recorders.RecordingPublisher();
       var notifier = new Recorders.RecordingNotifier();
       var metrics = new Recorders.RecordingMetrics();
@@ -100,6 +101,9 @@ final class SimulateCommand {
         if (BudgetsSimulation.handles(event)) {
           continue;
         }
+        if (PreflightSimulation.handles(event)) {
+          continue; // replayed by the capacity preflight's simulation below
+        }
         if (!DRAIN_TYPES.contains(type)) {
           replays.add(
               new Replay(
@@ -129,13 +133,17 @@ final class SimulateCommand {
                 invoke(drain, firstDrainEvent),
                 null));
       }
+      var preflight = new PreflightSimulation(err);
+      var preflightReplays = preflight.replay(files, client, json);
       if (json) {
-        var all = new ArrayList<DrainOutcome>();
+        var all = new ArrayList<Object>();
         replays.forEach(r -> all.addAll(r.outcomes()));
+        preflightReplays.forEach(r -> all.add(r.outcome()));
         out.println(Json.writePretty(all));
       } else {
         print(replays, metrics, publisher, notifier);
         new BudgetsSimulation(out, err).run(files);
+        preflight.print(preflightReplays, out);
       }
       CostSimulation.run(out, err, json);
       return 0;

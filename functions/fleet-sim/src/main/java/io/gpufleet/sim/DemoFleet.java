@@ -309,4 +309,26 @@ public final class DemoFleet {
         .endMetadata()
         .build();
   }
+
+  /**
+   * The demo's Karpenter NodePools: gpu-training (p5 only, Spot and On-Demand, 32 GPUs) and
+   * gpu-inference (categories g and p in one pool, 64 GPUs, no GPU-count requirement).
+   */
+  public static void populateNodePools(SimCluster cluster) {
+    cluster.create(
+        SimCluster.nodePool(
+            "gpu-training",
+            Map.of("nvidia.com/gpu", "32"),
+            List.of(
+                List.of("karpenter.k8s.aws/instance-family", "In", "p5"),
+                List.of("karpenter.k8s.aws/instance-gpu-count", "Gt", "0"),
+                List.of("karpenter.sh/capacity-type", "In", "spot", "on-demand"))));
+    cluster.create(
+        SimCluster.nodePool(
+            "gpu-inference",
+            Map.of("nvidia.com/gpu", "64"),
+            List.of(
+                List.of("karpenter.k8s.aws/instance-category", "In", "g", "p"),
+                List.of("karpenter.sh/capacity-type", "In", "spot", "on-demand"))));
+  }
 }

@@ -338,6 +338,46 @@ public final class SimCluster implements AutoCloseable {
         .build();
   }
 
+  /**
+   * A Karpenter karpenter.sh/v1 NodePool with {@code limits} and template requirements (each
+   * requirement: key, operator, values...).
+   */
+  public static io.fabric8.kubernetes.api.model.GenericKubernetesResource nodePool(
+      String name, Map<String, String> limits, List<List<String>> requirements) {
+    var reqs = new java.util.ArrayList<Map<String, Object>>();
+    for (List<String> r : requirements) {
+      var m = new java.util.LinkedHashMap<String, Object>();
+      m.put("key", r.get(0));
+      m.put("operator", r.get(1));
+      if (r.size() > 2) {
+        m.put("values", List.copyOf(r.subList(2, r.size())));
+      }
+      reqs.add(m);
+    }
+    var spec = new java.util.LinkedHashMap<String, Object>();
+    spec.put(
+        "template",
+        Map.of(
+            "spec",
+            Map.of(
+                "requirements",
+                reqs,
+                "nodeClassRef",
+                Map.of("group", "karpenter.k8s.aws", "kind", "EC2NodeClass", "name", "default"))));
+    spec.put("limits", Map.copyOf(limits));
+    spec.put("disruption", Map.of("consolidationPolicy", "WhenEmptyOrUnderutilized"));
+    var pool =
+        new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
+            .withApiVersion("karpenter.sh/v1")
+            .withKind("NodePool")
+            .withNewMetadata()
+            .withName(name)
+            .endMetadata()
+            .build();
+    pool.setAdditionalProperty("spec", spec);
+    return pool;
+  }
+
   /** A running, ready pod owned by {@code ownerKind}/{@code ownerName} on a node. */
   public static Pod runningPod(
       String namespace,

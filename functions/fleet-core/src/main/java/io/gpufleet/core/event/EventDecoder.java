@@ -2,6 +2,8 @@ package io.gpufleet.core.event;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gpufleet.core.event.FleetEvent.AlarmMetric;
+import io.gpufleet.core.event.FleetEvent.AlarmStateChange;
 import io.gpufleet.core.event.FleetEvent.HealthScheduledChange;
 import io.gpufleet.core.event.FleetEvent.InstanceStateChange;
 import io.gpufleet.core.event.FleetEvent.RebalanceRecommendation;
@@ -13,6 +15,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -44,13 +47,17 @@ public final class EventDecoder {
   public static final String REBALANCE = "EC2 Instance Rebalance Recommendation";
   public static final String STATE_CHANGE = "EC2 Instance State-change Notification";
   public static final String HEALTH = "AWS Health Event";
+  public static final String ALARM = "CloudWatch Alarm State Change";
 
   private static final Pattern INSTANCE_ID = Pattern.compile("i-[0-9a-f]{8,17}");
   private static final Set<String> SPOT_ACTIONS = Set.of("terminate", "stop", "hibernate");
   private static final Set<String> STATES =
       Set.of("pending", "running", "stopping", "stopped", "shutting-down", "terminated");
+  private static final Set<String> ALARM_STATES = Set.of("OK", "ALARM", "INSUFFICIENT_DATA");
   private static final Set<String> STATES_THAT_MATTER =
       Set.of("stopping", "stopped", "shutting-down", "terminated");
+  private static final DateTimeFormatter COMPACT_OFFSET =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss[.SSS]XX");
   private static final int MAX_PAYLOAD_BYTES = 256 * 1024;
 
   private static final Map<Kind, DetailParser> PARSERS =
@@ -58,7 +65,8 @@ public final class EventDecoder {
           new Kind("aws.ec2", SPOT_WARNING), EventDecoder::spotWarning,
           new Kind("aws.ec2", REBALANCE), EventDecoder::rebalance,
           new Kind("aws.ec2", STATE_CHANGE), EventDecoder::stateChange,
-          new Kind("aws.health", HEALTH), EventDecoder::health);
+          new Kind("aws.health", HEALTH), EventDecoder::health,
+          new Kind("aws.cloudwatch", ALARM), EventDecoder::alarm);
 
   public DecodeResult decode(byte[] payload) {
     if (payload == null || payload.length == 0) {
@@ -193,6 +201,54 @@ public final class EventDecoder {
     return new HealthScheduledChange(meta, arn, typeCode, start, end, List.copyOf(ids));
   }
 
+  private static FleetEvent alarm(EventMeta meta, JsonNode detail) throws InvalidEvent {
+    String name = required(detail, "alarmName", "detail");
+    JsonNode state = detail.get("state");
+    if (state == null || !state.isObject()) {
+      throw new InvalidEvent("detail field 'state' must be an object");
+    }
+    String value = required(state, "value", "detail.state");
+    if (!ALARM_STATES.contains(value)) {
+      throw new InvalidEvent(
+          "detail.state.value '" + value + "' is not one of " + sorted(ALARM_STATES));
+    }
+    String stamp = text(state, "timestamp");
+    Instant stateTime =
+        stamp == null || stamp.isBlank() ? meta.time() : instant(stamp, "detail.state.timestamp");
+    JsonNode previous = detail.get("previousState");
+    String previousValue = previous == null ? null : text(previous, "value");
+    JsonNode configuration = detail.path("configuration");
+    var metrics = new ArrayList<AlarmMetric>();
+    JsonNode list = configuration.get("metrics");
+    if (list != null && list.isArray()) {
+      for (JsonNode m : list) {
+        JsonNode metric = m.path("metricStat").path("metric");
+        var dims = new LinkedHashMap<String, String>();
+        metric
+            .path("dimensions")
+            .properties()
+            .forEach(e -> dims.put(e.getKey(), e.getValue().asText()));
+        metrics.add(
+            new AlarmMetric(
+                text(m, "id"),
+                text(metric, "namespace"),
+                text(metric, "name"),
+                Map.copyOf(dims),
+                text(m.path("metricStat"), "stat"),
+                text(m, "expression")));
+      }
+    }
+    return new AlarmStateChange(
+        meta,
+        name,
+        value,
+        previousValue,
+        stateTime,
+        text(state, "reason"),
+        text(configuration, "description"),
+        List.copyOf(metrics));
+  }
+
   private static String instanceId(JsonNode detail) throws InvalidEvent {
     String id = required(detail, "instance-id", "detail");
     if (!INSTANCE_ID.matcher(id).matches()) {
@@ -226,6 +282,12 @@ public final class EventDecoder {
     }
     try {
       return ZonedDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+    } catch (DateTimeParseException ignored) {
+      // fall through
+    }
+    try {
+      // CloudWatch alarm state timestamps: "2026-01-05T10:15:30.123+0000"
+      return ZonedDateTime.parse(text, COMPACT_OFFSET).toInstant();
     } catch (DateTimeParseException ignored) {
       // fall through
     }

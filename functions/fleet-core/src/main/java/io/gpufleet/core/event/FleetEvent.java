@@ -2,6 +2,7 @@ package io.gpufleet.core.event;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /** Every trigger payload a GPU Fleet Ops function understands, decoded. */
 public sealed interface FleetEvent {
@@ -47,6 +48,40 @@ public sealed interface FleetEvent {
       Instant endTime,
       List<String> instanceIds)
       implements InstanceEvent {}
+
+  /**
+   * A CloudWatch alarm changed state. {@code stateTime} is when it did (with the alarm name, the
+   * key that stays the same when EventBridge delivers the change twice); {@code metrics} are the
+   * alarm's metric-stat and expression queries.
+   */
+  record AlarmStateChange(
+      EventMeta meta,
+      String alarmName,
+      String state,
+      String previousState,
+      Instant stateTime,
+      String reason,
+      String description,
+      List<AlarmMetric> metrics)
+      implements FleetEvent {
+
+    /** The first metric-stat query in this namespace ("AWS/Usage"), if the alarm has one. */
+    public java.util.Optional<AlarmMetric> metricIn(String namespace) {
+      return metrics.stream().filter(m -> namespace.equals(m.namespace())).findFirst();
+    }
+  }
+
+  /**
+   * One query of an alarm: a metric stat (namespace, name, dimensions, stat) or an expression such
+   * as {@code m1 / SERVICE_QUOTA(m1) * 100}.
+   */
+  record AlarmMetric(
+      String id,
+      String namespace,
+      String name,
+      Map<String, String> dimensions,
+      String stat,
+      String expression) {}
 
   /** A well-formed event that needs no action (another kind, or a state that does not matter). */
   record Unsupported(EventMeta meta, String why) implements FleetEvent {}

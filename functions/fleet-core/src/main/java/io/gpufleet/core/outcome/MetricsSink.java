@@ -11,6 +11,16 @@ public interface MetricsSink {
 
   void add(String name, double value, Unit unit);
 
+  /**
+   * A metric with its own dimensions (region, quota, ...). Sinks without dimension support record
+   * it under the name followed by the dimension values ("HeadroomVcpu.us-east-1.P/Spot").
+   */
+  default void add(String name, double value, Unit unit, java.util.Map<String, String> dimensions) {
+    var sb = new StringBuilder(name);
+    new java.util.TreeMap<>(dimensions).values().forEach(v -> sb.append('.').append(v));
+    add(sb.toString(), value, unit);
+  }
+
   /** Writes what was added since the last flush. */
   void flush();
 

@@ -2,6 +2,7 @@ package io.gpufleet.core.outcome;
 
 import software.amazon.lambda.powertools.metrics.Metrics;
 import software.amazon.lambda.powertools.metrics.MetricsFactory;
+import software.amazon.lambda.powertools.metrics.model.DimensionSet;
 import software.amazon.lambda.powertools.metrics.model.MetricUnit;
 
 /**
@@ -21,15 +22,32 @@ public final class PowertoolsMetricsSink implements MetricsSink {
 
   @Override
   public void add(String name, double value, Unit unit) {
-    metrics.addMetric(
-        name,
-        value,
-        switch (unit) {
-          case COUNT -> MetricUnit.COUNT;
-          case MILLISECONDS -> MetricUnit.MILLISECONDS;
-          case PERCENT -> MetricUnit.PERCENT;
-          case NONE -> MetricUnit.NONE;
-        });
+    metrics.addMetric(name, value, unit(unit));
+  }
+
+  /** Written at once as its own EMF document, so each dimension set stays separate. */
+  @Override
+  public void add(String name, double value, Unit unit, java.util.Map<String, String> dimensions) {
+    try {
+      String namespace = System.getenv("POWERTOOLS_METRICS_NAMESPACE");
+      metrics.flushSingleMetric(
+          name,
+          value,
+          unit(unit),
+          namespace == null || namespace.isBlank() ? "GpuFleetOps" : namespace,
+          DimensionSet.of(dimensions));
+    } catch (RuntimeException e) {
+      System.err.println("gpufleet: could not write metric " + name + ": " + e);
+    }
+  }
+
+  private static MetricUnit unit(Unit unit) {
+    return switch (unit) {
+      case COUNT -> MetricUnit.COUNT;
+      case MILLISECONDS -> MetricUnit.MILLISECONDS;
+      case PERCENT -> MetricUnit.PERCENT;
+      case NONE -> MetricUnit.NONE;
+    };
   }
 
   @Override

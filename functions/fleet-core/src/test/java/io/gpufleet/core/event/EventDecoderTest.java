@@ -260,7 +260,7 @@ class EventDecoderTest {
     @CsvSource(
         delimiter = '|',
         value = {
-          "aws.cloudwatch | CloudWatch Alarm State Change",
+          "aws.cloudwatch | CloudWatch Alarm Configuration Change",
           "aws.ec2        | EC2 AMI State Change",
           "custom.app     | EC2 Spot Instance Interruption Warning",
           "aws.health     | EC2 Spot Instance Interruption Warning",

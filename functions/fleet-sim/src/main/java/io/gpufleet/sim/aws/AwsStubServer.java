@@ -83,7 +83,10 @@ public final class AwsStubServer implements AutoCloseable {
   /** Starts a server on a free loopback port. */
   public static AwsStubServer start() {
     try {
-      var server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+      // A deep accept queue: one stub plays every region, so a fan-out opens 100+ connections at
+      // once; with the default backlog (50) the overflow's SYNs are dropped and retried after 1 s.
+      var server =
+          HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
       var stub = new AwsStubServer(server);
       server.createContext("/", stub::handle);
       server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());

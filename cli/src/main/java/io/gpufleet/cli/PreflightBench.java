@@ -1,0 +1,153 @@
+package io.gpufleet.cli;
+
+import io.gpufleet.core.catalog.CapacityType;
+import io.gpufleet.core.catalog.Regions;
+import io.gpufleet.core.pricing.OnDemandPrices;
+import io.gpufleet.preflight.PreflightService;
+import io.gpufleet.preflight.PreflightSettings;
+import io.gpufleet.preflight.PreflightWiring;
+import io.gpufleet.preflight.aws.RegionalClients;
+import io.gpufleet.preflight.model.Plan;
+import io.gpufleet.preflight.model.PlanEntry;
+import io.gpufleet.preflight.model.PreflightReport;
+import io.gpufleet.preflight.model.Verdict;
+import io.gpufleet.sim.aws.AwsStubServer;
+import io.gpufleet.sim.aws.SimCapacityAccount;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+
+/**
+ * {@code gpufleet bench preflight}: a plan of 12 instance types over 17 regions against the
+ * simulated account with a fixed latency on every AWS call (real SDK clients, real HTTP to the
+ * stub), once with the function's fan-out and once one call after another (the baseline), in the
+ * same run.
+ */
+final class PreflightBench {
+  static final int WARMUP_ROUNDS = 4;
+  private final PrintStream err;
+
+  PreflightBench(PrintStream err) {
+    this.err = err;
+  }
+
+  /** Six entries, each "any of" two types: 12 types, Spot and On-Demand, every bucket kind. */
+  static Plan plan(List<String> regions) {
+    var t = SimCapacityAccount.DEMO_TYPES;
+    return new Plan(
+        "bench-12-types",
+        List.of(
+            new PlanEntry("trainers", List.of(t.get(0), t.get(1)), 2, CapacityType.SPOT, List.of()),
+            new PlanEntry(
+                "trainers-od", List.of(t.get(2), t.get(3)), 2, CapacityType.ON_DEMAND, List.of()),
+            new PlanEntry(
+                "inference", List.of(t.get(4), t.get(5)), 4, CapacityType.ON_DEMAND, List.of()),
+            new PlanEntry(
+                "inference-spot", List.of(t.get(6), t.get(7)), 4, CapacityType.SPOT, List.of()),
+            new PlanEntry("big", List.of(t.get(8), t.get(9)), 1, CapacityType.ON_DEMAND, List.of()),
+            new PlanEntry("accel", List.of(t.get(10), t.get(11)), 1, CapacityType.SPOT, List.of())),
+        regions,
+        false);
+  }
+
+  Map<String, Object> run(int latencyMs, int regionCount) {
+    var regions =
+        Regions.DEFAULT_ENABLED.subList(0, Math.min(regionCount, Regions.DEFAULT_ENABLED.size()));
+    var plan = plan(regions);
+    try (var stub = AwsStubServer.start();
+        var clients =
+            new RegionalClients(
+                StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDBENCH", "bench")),
+                Optional.of(stub.endpoint()))) {
+      new SimCapacityAccount(stub).install().seedDemo(regions);
+      var settings = PreflightSettings.defaults();
+      PreflightService fanOut = service(clients, settings);
+      PreflightService sequential =
+          service(clients, settings.withConcurrency(1, 1).withRegionTimeout(Duration.ofMinutes(2)));
+
+      err.printf(
+          "bench preflight: warming up (SDK clients for %d regions, JIT; no latency)...%n",
+          regions.size());
+      // the same plan a few times, so both measured runs see compiled code, not the interpreter
+      for (int i = 0; i < WARMUP_ROUNDS; i++) {
+        fanOut.run(plan, List.of(), "bench-warmup");
+      }
+      sequential.run(plan(regions.subList(0, 1)), List.of(), "bench-warmup");
+
+      stub.latency(Duration.ofMillis(latencyMs));
+      int before = stub.calls().size();
+      err.printf(
+          "bench preflight: %d regions x 12 types, %d ms per API call, fan-out...%n",
+          regions.size(), latencyMs);
+      var reads = new java.util.concurrent.ConcurrentSkipListMap<Long, String>();
+      var progress =
+          new PreflightService.Progress() {
+            @Override
+            public void started(String region) {}
+
+            @Override
+            public void read(String region, long elapsedMs, Optional<String> problem) {
+              reads.put(elapsedMs * 100 + reads.size(), region);
+            }
+          };
+      var os =
+          (com.sun.management.OperatingSystemMXBean)
+              java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+      long cpu0 = os.getProcessCpuTime();
+      long t0 = System.nanoTime();
+      PreflightReport report = fanOut.run(plan, List.of(), null, "bench", progress);
+      long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
+      long wallMs = (System.nanoTime() - t0) / 1_000_000;
+      int calls = stub.calls().size() - before;
+
+      err.println("bench preflight: baseline, one call after another...");
+      long t1 = System.nanoTime();
+      PreflightReport baseline = sequential.run(plan, List.of(), "bench-baseline");
+      long baselineMs = (System.nanoTime() - t1) / 1_000_000;
+
+      double speedup = (double) baselineMs / Math.max(1, wallMs);
+      var r = new LinkedHashMap<String, Object>();
+      r.put("bench", "preflight");
+      r.put("regions", regions.size());
+      r.put("instanceTypes", plan.instanceTypes().size());
+      r.put("latencyMsPerCall", latencyMs);
+      r.put("apiCalls", calls);
+      r.put("slowestRegionReadMs", reads.isEmpty() ? null : reads.lastKey() / 100);
+      r.put("fastestRegionReadMs", reads.isEmpty() ? null : reads.firstKey() / 100);
+      r.put("wallMs", wallMs);
+      r.put("processCpuMs", cpuMs);
+      r.put("baselineMs", baselineMs);
+      r.put("speedup", Math.round(speedup * 10) / 10.0);
+      r.put("verdicts", counts(report));
+      r.put("baselineVerdicts", counts(baseline));
+      r.put("targetMs", 3000);
+      r.put("targetSpeedup", 10);
+      r.put(
+          "pass",
+          wallMs <= 3000
+              && speedup >= 10
+              && report.count(Verdict.UNKNOWN) == 0
+              && counts(report).equals(counts(baseline)));
+      return r;
+    }
+  }
+
+  private static PreflightService service(RegionalClients clients, PreflightSettings settings) {
+    return PreflightWiring.service(
+        clients, "us-east-1", OnDemandPrices.none(), settings, Clock.systemUTC());
+  }
+
+  private static Map<String, Long> counts(PreflightReport r) {
+    var m = new LinkedHashMap<String, Long>();
+    for (Verdict v : Verdict.values()) {
+      m.put(v.name(), r.count(v));
+    }
+    return m;
+  }
+}

@@ -1,0 +1,46 @@
+package io.gpufleet.preflight;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.outcome.MetricsSink;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import software.amazon.lambda.powertools.logging.PowertoolsLogging;
+
+/** Lambda entry: read the payload, hand it to the function, answer with the outcome, flush. */
+public final class PreflightHandler implements RequestStreamHandler {
+  private final PreflightFunction function;
+  private final MetricsSink metrics;
+
+  public PreflightHandler() {
+    this(PreflightWiring.fromEnvironment());
+    PreflightPriming.register(this);
+  }
+
+  private PreflightHandler(PreflightWiring.Wired wired) {
+    this(wired.function(), wired.metrics());
+  }
+
+  public PreflightHandler(PreflightFunction function, MetricsSink metrics) {
+    this.function = function;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public void handleRequest(InputStream input, OutputStream output, Context context)
+      throws IOException {
+    byte[] payload = input.readAllBytes();
+    try {
+      var outcome = PowertoolsLogging.withLogging(context, () -> function.handle(payload));
+      output.write(Json.MAPPER.writeValueAsBytes(outcome));
+    } finally {
+      metrics.flush();
+    }
+  }
+
+  PreflightFunction function() {
+    return function;
+  }
+}

@@ -1,0 +1,411 @@
+package io.gpufleet.preflight;
+
+import io.gpufleet.core.catalog.CapacityType;
+import io.gpufleet.core.catalog.InstanceCatalog;
+import io.gpufleet.core.catalog.InstanceSpec;
+import io.gpufleet.core.catalog.QuotaBucket;
+import io.gpufleet.core.pricing.HourlyPrice;
+import io.gpufleet.preflight.model.CapacityBlockOffer;
+import io.gpufleet.preflight.model.EntryChoice;
+import io.gpufleet.preflight.model.Plan;
+import io.gpufleet.preflight.model.PlanEntry;
+import io.gpufleet.preflight.model.QuotaNeed;
+import io.gpufleet.preflight.model.QuotaValue;
+import io.gpufleet.preflight.model.RegionFacts;
+import io.gpufleet.preflight.model.RegionResult;
+import io.gpufleet.preflight.model.SpotScores;
+import io.gpufleet.preflight.model.Verdict;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Pure decision: plan × one region's facts → verdict with human reasons; and the ranking of
+ * regions. No I/O, no clock.
+ */
+public final class PreflightPlanner {
+  private final double warnPercent;
+  private final int lowSpotScore;
+
+  /**
+   * @param warnPercent warn when the plan would take a quota above this share (the alarms'
+   *     threshold)
+   * @param lowSpotScore warn when a Spot placement score is at or below this
+   */
+  public PreflightPlanner(double warnPercent, int lowSpotScore) {
+    this.warnPercent = warnPercent;
+    this.lowSpotScore = lowSpotScore;
+  }
+
+  public static PreflightPlanner defaults() {
+    return new PreflightPlanner(80, 3);
+  }
+
+  /** The verdict for one region ({@code scores}: per plan entry name, Spot entries only). */
+  public RegionResult evaluate(
+      Plan plan, RegionFacts facts, Map<String, SpotScores> scores, long elapsedMs) {
+    String region = facts.region();
+    var blockers = new ArrayList<String>();
+    var warnings = new ArrayList<String>();
+    var notes = new ArrayList<String>(facts.notes());
+    var allocated = new TreeMap<QuotaBucket.Key, Double>();
+    var choices = new ArrayList<EntryChoice>();
+    var missingSpecs = new LinkedHashSet<String>();
+    Integer regionScore = null;
+    BigDecimal cost = BigDecimal.ZERO;
+    boolean anyPrice = false;
+    boolean complete = true;
+    String currency = null;
+
+    for (PlanEntry entry : plan.entries()) {
+      var zonesHere =
+          entry.zones().stream().filter(z -> PlanParser.regionOfZone(z).equals(region)).toList();
+      if (!entry.zones().isEmpty() && zonesHere.isEmpty()) {
+        blockers.add(
+            "'"
+                + entry.name()
+                + "' is limited to zones "
+                + entry.zones()
+                + ", none of them in "
+                + region);
+        continue;
+      }
+      var candidates = new ArrayList<String>();
+      var zonesOf = new HashMap<String, List<String>>();
+      for (String type : entry.instanceTypes()) {
+        Set<String> offered = facts.offeredZones().getOrDefault(type, Set.of());
+        List<String> usable =
+            offered.stream()
+                .filter(z -> zonesHere.isEmpty() || zonesHere.contains(z))
+                .sorted()
+                .toList();
+        if (!usable.isEmpty()) {
+          candidates.add(type);
+          zonesOf.put(type, usable);
+        }
+      }
+      if (candidates.isEmpty()) {
+        blockers.add(
+            (entry.instanceTypes().size() == 1
+                    ? entry.instanceTypes().get(0) + " is not"
+                    : "none of " + entry.instanceTypes() + " is")
+                + " offered in "
+                + (zonesHere.isEmpty() ? region : "zones " + zonesHere)
+                + " (needed by '"
+                + entry.name()
+                + "')");
+        continue;
+      }
+      String chosen = choose(entry, candidates, facts, allocated, missingSpecs);
+      InstanceSpec spec = spec(chosen, facts, missingSpecs);
+      var key = new QuotaBucket.Key(spec.bucket(), entry.capacityType());
+      double need = (double) spec.vcpus() * entry.count();
+      allocated.merge(key, need, Double::sum);
+
+      Integer score = null;
+      if (entry.capacityType() == CapacityType.SPOT) {
+        SpotScores s = scores.get(entry.name());
+        if (s == null || s.unknownReason().isPresent()) {
+          notes.add(
+              "Spot placement score unknown for '"
+                  + entry.name()
+                  + "'"
+                  + (s == null ? "" : ": " + s.unknownReason().get()));
+        } else if (s.byRegion().containsKey(region)) {
+          score = s.byRegion().get(region);
+          regionScore = regionScore == null ? score : Math.min(regionScore, score);
+          if (score <= lowSpotScore) {
+            warnings.add(
+                "Spot placement score "
+                    + score
+                    + "/10 for '"
+                    + entry.name()
+                    + "' ("
+                    + entry.count()
+                    + " × "
+                    + String.join("|", entry.instanceTypes())
+                    + "): a Spot request of this size is unlikely to be fulfilled");
+          }
+        } else {
+          notes.add(
+              "no Spot placement score returned for '"
+                  + entry.name()
+                  + "' here (AWS returns the best-scoring regions only)");
+          regionScore = regionScore == null ? 1 : Math.min(regionScore, 1);
+        }
+      }
+      capacityChecks(entry, chosen, spec, facts, warnings, notes);
+
+      BigDecimal unit = null;
+      String source = null;
+      if (entry.capacityType() == CapacityType.SPOT) {
+        var perZone = facts.spotPrices().getOrDefault(chosen, Map.of());
+        unit =
+            zonesOf.get(chosen).stream()
+                .map(perZone::get)
+                .filter(p -> p != null)
+                .min(Comparator.naturalOrder())
+                .orElse(null);
+        source = unit == null ? null : "spot-history";
+        if (unit != null && currency == null) {
+          currency = "USD";
+        }
+      } else {
+        HourlyPrice p = facts.onDemandPrices().get(chosen);
+        if (p != null) {
+          unit = p.perHour();
+          source = p.source().name().toLowerCase(Locale.ROOT);
+          currency = currency == null ? p.currency() : currency;
+        }
+      }
+      if (unit == null) {
+        complete = false;
+      } else {
+        anyPrice = true;
+        cost = cost.add(unit.multiply(BigDecimal.valueOf(entry.count())));
+      }
+      choices.add(
+          new EntryChoice(
+              entry.name(),
+              chosen,
+              entry.capacityType().label(),
+              entry.count(),
+              spec.vcpus(),
+              spec.accelerators(),
+              spec.acceleratorModel(),
+              spec.memoryMib(),
+              zonesOf.get(chosen),
+              unit,
+              source,
+              score));
+    }
+    if (!missingSpecs.isEmpty()) {
+      notes.add(
+          "DescribeInstanceTypes gave no data for "
+              + missingSpecs
+              + ": vCPUs taken from the built-in catalog");
+    }
+
+    var quotas = new ArrayList<QuotaNeed>();
+    allocated.forEach(
+        (key, need) -> {
+          QuotaValue q = facts.quotas().get(key);
+          Double usage = facts.usage().get(key);
+          if (q == null) {
+            warnings.add(
+                key.label()
+                    + " quota unknown (not found in Service Quotas): cannot confirm that "
+                    + vcpu(need)
+                    + " fit");
+            quotas.add(new QuotaNeed(key, null, null, usage, need, null));
+            return;
+          }
+          double used = usage == null ? 0 : usage;
+          if (usage == null) {
+            notes.add(
+                "no "
+                    + key.usageClass()
+                    + " usage data in the last hour: "
+                    + key.label()
+                    + " usage counted as 0");
+          }
+          double headroom = q.value() - used - need;
+          quotas.add(new QuotaNeed(key, q.quotaCode(), q.value(), usage, need, headroom));
+          if (headroom < 0) {
+            blockers.add(
+                key.label()
+                    + " quota "
+                    + vcpu(q.value())
+                    + ", "
+                    + num(used)
+                    + " in use, plan needs "
+                    + num(need)
+                    + ": short by "
+                    + num(-headroom)
+                    + " — request an increase to at least "
+                    + num(used + need)
+                    + " ("
+                    + q.quotaCode()
+                    + ")");
+          } else if (q.value() > 0 && (used + need) / q.value() * 100 > warnPercent) {
+            warnings.add(
+                key.label()
+                    + " would be at "
+                    + Math.round((used + need) / q.value() * 100)
+                    + "% of its "
+                    + vcpu(q.value())
+                    + " quota after the plan ("
+                    + num(used)
+                    + " in use + "
+                    + num(need)
+                    + "); the quota alarm fires at "
+                    + num(warnPercent)
+                    + "%");
+          }
+        });
+
+    Verdict verdict =
+        !blockers.isEmpty()
+            ? Verdict.NO_GO
+            : !warnings.isEmpty() ? Verdict.GO_WITH_WARNINGS : Verdict.GO;
+    return new RegionResult(
+        0,
+        region,
+        verdict,
+        List.copyOf(blockers),
+        List.copyOf(warnings),
+        List.copyOf(notes),
+        List.copyOf(quotas),
+        List.copyOf(choices),
+        regionScore,
+        anyPrice ? cost.setScale(4, RoundingMode.HALF_UP) : null,
+        anyPrice ? (currency == null ? "USD" : currency) : null,
+        anyPrice && complete,
+        elapsedMs);
+  }
+
+  /** The first candidate whose vCPUs still fit its quota, else the first candidate. */
+  private String choose(
+      PlanEntry entry,
+      List<String> candidates,
+      RegionFacts facts,
+      Map<QuotaBucket.Key, Double> allocated,
+      Set<String> missingSpecs) {
+    if (candidates.size() == 1) {
+      return candidates.get(0);
+    }
+    for (String type : candidates) {
+      InstanceSpec spec = spec(type, facts, new LinkedHashSet<>());
+      var key = new QuotaBucket.Key(spec.bucket(), entry.capacityType());
+      QuotaValue q = facts.quotas().get(key);
+      if (q == null) {
+        continue;
+      }
+      double used = facts.usage().getOrDefault(key, 0.0) + allocated.getOrDefault(key, 0.0);
+      if (q.value() - used >= (double) spec.vcpus() * entry.count()) {
+        return type;
+      }
+    }
+    return candidates.get(0);
+  }
+
+  private static InstanceSpec spec(String type, RegionFacts facts, Set<String> missing) {
+    InstanceSpec s = facts.specs().get(type);
+    if (s != null) {
+      return s;
+    }
+    missing.add(type);
+    return InstanceCatalog.find(type)
+        .orElseThrow(() -> new IllegalStateException("no spec for " + type));
+  }
+
+  private static void capacityChecks(
+      PlanEntry entry,
+      String type,
+      InstanceSpec spec,
+      RegionFacts facts,
+      List<String> warnings,
+      List<String> notes) {
+    if (entry.capacityType() != CapacityType.ON_DEMAND) {
+      return;
+    }
+    int reserved = facts.availableReservations().getOrDefault(type, 0);
+    if (reserved >= entry.count()) {
+      notes.add(
+          "open On-Demand Capacity Reservations have "
+              + reserved
+              + " × "
+              + type
+              + " available: '"
+              + entry.name()
+              + "' is covered");
+      return;
+    }
+    if (spec.bucket() != QuotaBucket.P) {
+      if (reserved > 0) {
+        notes.add(
+            "open On-Demand Capacity Reservations cover "
+                + reserved
+                + " of "
+                + entry.count()
+                + " × "
+                + type);
+      }
+      return;
+    }
+    List<CapacityBlockOffer> blocks = facts.capacityBlocks().getOrDefault(type, List.of());
+    var sb = new StringBuilder();
+    sb.append(type)
+        .append(" On-Demand is often out of capacity: Capacity Reservations cover ")
+        .append(reserved)
+        .append(" of ")
+        .append(entry.count());
+    if (blocks.isEmpty()) {
+      sb.append("; no Capacity Block offering found");
+    } else {
+      var first =
+          blocks.stream().min(Comparator.comparing(CapacityBlockOffer::start)).orElseThrow();
+      sb.append("; ")
+          .append(blocks.size())
+          .append(" Capacity Block offering")
+          .append(blocks.size() == 1 ? "" : "s")
+          .append(", earliest ")
+          .append(first.instanceCount())
+          .append(" × ")
+          .append(type)
+          .append(" in ")
+          .append(first.availabilityZone())
+          .append(" from ")
+          .append(first.start())
+          .append(" for ")
+          .append(first.durationHours())
+          .append(" h");
+      if (first.upfrontFee() != null) {
+        sb.append(" (")
+            .append(first.upfrontFee().toPlainString())
+            .append(' ')
+            .append(first.currency() == null ? "USD" : first.currency())
+            .append(" upfront)");
+      }
+    }
+    warnings.add(sb.toString());
+  }
+
+  private static final Comparator<RegionResult> RANKING =
+      Comparator.comparing(RegionResult::verdict)
+          .thenComparing(
+              (RegionResult r) -> r.spotScore() == null ? Integer.MIN_VALUE : r.spotScore(),
+              Comparator.reverseOrder())
+          .thenComparing(
+              RegionResult::hourlyCost, Comparator.nullsLast(Comparator.<BigDecimal>naturalOrder()))
+          .thenComparing(RegionResult::region);
+
+  /** Best first: fits (verdict), then Spot score (higher first), then hourly cost, then name. */
+  public static List<RegionResult> rank(List<RegionResult> results) {
+    var sorted = new ArrayList<>(results);
+    sorted.sort(RANKING);
+    var out = new ArrayList<RegionResult>();
+    for (int i = 0; i < sorted.size(); i++) {
+      out.add(sorted.get(i).withRank(i + 1));
+    }
+    return List.copyOf(out);
+  }
+
+  static String vcpu(double v) {
+    return num(v) + " vCPU";
+  }
+
+  static String num(double v) {
+    return v == Math.rint(v)
+        ? String.format(Locale.ROOT, "%,d", (long) v)
+        : String.format(Locale.ROOT, "%,.1f", v);
+  }
+}

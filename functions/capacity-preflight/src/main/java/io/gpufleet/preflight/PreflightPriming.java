@@ -1,0 +1,42 @@
+package io.gpufleet.preflight;
+
+import io.gpufleet.core.json.Json;
+import java.nio.charset.StandardCharsets;
+import org.crac.Core;
+import org.crac.Resource;
+
+/**
+ * SnapStart priming: before the snapshot, decode an alarm event and parse a plan so those classes
+ * are loaded and compiled. No AWS call, no credentials, no time captured.
+ */
+final class PreflightPriming implements Resource {
+  static final String ALARM =
+      "{\"version\":\"0\",\"id\":\"prime\",\"detail-type\":\"CloudWatch Alarm State Change\","
+          + "\"source\":\"aws.cloudwatch\",\"account\":\"000000000000\",\"time\":\"2026-01-01T00:00:00Z\","
+          + "\"region\":\"us-east-1\",\"resources\":[],\"detail\":{\"alarmName\":\"prime\","
+          + "\"state\":{\"value\":\"OK\",\"timestamp\":\"2026-01-01T00:00:00.000+0000\"},"
+          + "\"configuration\":{\"metrics\":[]}}}";
+  static final String PLAN =
+      "name: prime\nregions: [us-east-1]\nentries:\n  - instanceType: p5.48xlarge\n"
+          + "    count: 1\n    capacityType: spot\n";
+  private static PreflightPriming instance;
+  private final PreflightHandler handler;
+
+  private PreflightPriming(PreflightHandler handler) {
+    this.handler = handler;
+  }
+
+  static synchronized void register(PreflightHandler handler) {
+    instance = new PreflightPriming(handler);
+    Core.getGlobalContext().register(instance);
+  }
+
+  @Override
+  public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
+    handler.function().decoder().decode(ALARM.getBytes(StandardCharsets.UTF_8));
+    Json.write(PlanParser.parse(PLAN, "priming"));
+  }
+
+  @Override
+  public void afterRestore(org.crac.Context<? extends Resource> context) {}
+}

@@ -1,0 +1,147 @@
+package io.gpufleet.preflight;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.EventBridgePublisher;
+import io.gpufleet.core.aws.SlackWebhookNotifier;
+import io.gpufleet.core.aws.SnsNotifier;
+import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.outcome.EventPublisher;
+import io.gpufleet.core.outcome.MetricsSink;
+import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.PowertoolsMetricsSink;
+import io.gpufleet.core.pricing.OnDemandPrices;
+import io.gpufleet.preflight.aws.CloudWatchUsageAdapter;
+import io.gpufleet.preflight.aws.Ec2CapacityAdapter;
+import io.gpufleet.preflight.aws.RegionalClients;
+import io.gpufleet.preflight.aws.S3Objects;
+import io.gpufleet.preflight.aws.ServiceQuotasAdapter;
+import io.gpufleet.preflight.k8s.FabricNodePools;
+import java.net.URI;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Optional;
+import software.amazon.awssdk.services.eks.EksClient;
+import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.sns.SnsClient;
+
+/**
+ * Builds the preflight function from the environment, once per Lambda init; and the shared wiring
+ * of the service over a set of regional clients (CLI, simulate, benchmark, tests).
+ */
+public final class PreflightWiring {
+  public static final String EVENT_SOURCE = "gpufleet.capacity-preflight";
+
+  private PreflightWiring() {}
+
+  public record Wired(PreflightFunction function, MetricsSink metrics) {}
+
+  /** The service over real SDK clients (an endpoint override serves every region). */
+  public static PreflightService service(
+      RegionalClients clients,
+      String homeRegion,
+      OnDemandPrices prices,
+      PreflightSettings settings,
+      Clock clock) {
+    return new PreflightService(
+        new Ec2CapacityAdapter(clients, homeRegion),
+        new ServiceQuotasAdapter(clients),
+        new CloudWatchUsageAdapter(clients, clock),
+        prices,
+        settings,
+        clock);
+  }
+
+  /** The function over a service and its sinks. */
+  public static PreflightFunction function(
+      PreflightService service,
+      DedupeStore dedupe,
+      ReportStore store,
+      PlanLoader loader,
+      NodePoolPort pools,
+      MetricsSink metrics,
+      EventPublisher publisher,
+      Notifier notifier,
+      String clusterRegion) {
+    return new PreflightFunction(
+        service,
+        new QuotaAlarmService(service, dedupe, notifier),
+        new PreflightReporter(store, metrics, publisher, notifier),
+        dedupe,
+        loader,
+        pools,
+        metrics,
+        clusterRegion);
+  }
+
+  public static Wired fromEnvironment() {
+    Settings env = Settings.fromEnvironment();
+    PreflightSettings settings = PreflightSettings.from(env);
+    Clock clock = Clock.systemUTC();
+    AwsClients home = AwsClients.fromEnvironment();
+    var regional = new RegionalClients(home.credentials(), Optional.empty());
+    // On-Demand prices: the Pricing API adapter is built in fleet-core's pricing package by
+    // another change; until it is wired here the report shows On-Demand prices as unknown.
+    OnDemandPrices prices = OnDemandPrices.none();
+    PreflightService service = service(regional, home.region().id(), prices, settings, clock);
+
+    DedupeStore dedupe = DedupeStore.inMemory(10_000);
+    ReportStore store = ReportStore.NONE;
+    PlanLoader loader = PlanLoader.NONE;
+    S3Client s3 = home.build(S3Client.builder());
+    if (settings.resultsBucket().isPresent()) {
+      var objects = new S3Objects(s3, settings.resultsBucket().get(), settings.resultsPrefix());
+      dedupe = DedupeStore.layered(dedupe, objects);
+      store = objects;
+      loader = objects;
+    } else {
+      loader = new S3Objects(s3, "unused", "");
+    }
+    NodePoolPort pools = NodePoolPort.NONE;
+    Optional<String> cluster = env.optional("CLUSTER_NAME");
+    if (env.optional("KUBE_API_URL").isPresent() || cluster.isPresent()) {
+      KubernetesClient kube =
+          env.optional("KUBE_API_URL")
+              .map(
+                  url ->
+                      KubeClients.forUrl(
+                          url, env.optional("KUBE_CA_DATA"), () -> env.string("KUBE_TOKEN", "")))
+              .orElseGet(
+                  () ->
+                      KubeClients.forEks(
+                          home.build(EksClient.builder()),
+                          cluster.get(),
+                          home.region(),
+                          home.credentials(),
+                          clock));
+      pools = new FabricNodePools(kube);
+    }
+    EventPublisher publisher =
+        env.optional("OUTCOME_EVENT_BUS")
+            .<EventPublisher>map(
+                bus ->
+                    new EventBridgePublisher(
+                        home.build(EventBridgeClient.builder()), bus, EVENT_SOURCE))
+            .orElse(EventPublisher.NONE);
+    var notifiers = new ArrayList<Notifier>();
+    env.optional("NOTIFY_TOPIC_ARN")
+        .ifPresent(arn -> notifiers.add(new SnsNotifier(home.build(SnsClient.builder()), arn)));
+    env.optional("SLACK_WEBHOOK_URL")
+        .ifPresent(url -> notifiers.add(new SlackWebhookNotifier(URI.create(url))));
+    MetricsSink metrics = new PowertoolsMetricsSink();
+    return new Wired(
+        function(
+            service,
+            dedupe,
+            store,
+            loader,
+            pools,
+            metrics,
+            publisher,
+            Notifier.all(notifiers),
+            home.region().id()),
+        metrics);
+  }
+}

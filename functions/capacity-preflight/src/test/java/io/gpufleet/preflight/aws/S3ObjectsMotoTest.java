@@ -1,0 +1,85 @@
+package io.gpufleet.preflight.aws;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.preflight.model.PreflightReport;
+import io.gpufleet.sim.aws.AwsEmulatorExtension;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/** Reports, dedupe markers (conditional writes) and plan reads against the S3 emulator. */
+class S3ObjectsMotoTest {
+  @RegisterExtension static final AwsEmulatorExtension AWS = new AwsEmulatorExtension();
+  static S3Client s3;
+  static S3Objects objects;
+  static final String BUCKET = "gpufleet-results-" + UUID.randomUUID().toString().substring(0, 8);
+
+  @BeforeAll
+  static void create() {
+    s3 = AWS.emulator().clients().build(S3Client.builder().forcePathStyle(true));
+    s3.createBucket(r -> r.bucket(BUCKET));
+    objects = new S3Objects(s3, BUCKET, "preflight/");
+  }
+
+  @AfterAll
+  static void close() {
+    s3.close();
+  }
+
+  @Test
+  void shouldClaimADedupeKeyOnceUntilItIsReleased() {
+    String key = "alarm/us-east-1/q@2026-11-30T05:42:10.121Z";
+
+    assertThat(objects.claim(key)).isTrue();
+    assertThat(objects.claim(key)).isFalse();
+    assertThat(objects.claim("alarm/us-east-1/q@2026-11-30T06:00:00Z")).isTrue();
+
+    objects.release(key);
+    assertThat(objects.claim(key)).isTrue();
+  }
+
+  @Test
+  void shouldSaveTheReportAsJsonUnderTheDay() {
+    var report =
+        new PreflightReport(
+            "llm/q1",
+            Instant.parse("2026-11-30T06:00:03Z"),
+            "schedule",
+            List.of(),
+            List.of(),
+            List.of(),
+            12);
+
+    var uri = objects.save(report);
+
+    assertThat(uri)
+        .contains(
+            "s3://" + BUCKET + "/preflight/reports/2026/11/30/llm_q1-2026-11-30T060003Z.json");
+    var body =
+        s3.getObjectAsBytes(
+                r ->
+                    r.bucket(BUCKET)
+                        .key("preflight/reports/2026/11/30/llm_q1-2026-11-30T060003Z.json"))
+            .asUtf8String();
+    assertThat(body).contains("\"plan\" : \"llm/q1\"");
+  }
+
+  @Test
+  void shouldReadAPlanByUriAndSayWhenItIsMissing() {
+    s3.putObject(r -> r.bucket(BUCKET).key("plans/p.yaml"), RequestBody.fromString("entries: []"));
+
+    assertThat(objects.read("s3://" + BUCKET + "/plans/p.yaml")).isEqualTo("entries: []");
+    assertThatThrownBy(() -> objects.read("s3://" + BUCKET + "/plans/none.yaml"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("does not exist");
+  }
+}

@@ -1,0 +1,22 @@
+package io.gpufleet.preflight.aws;
+
+import io.gpufleet.sim.aws.AwsStubServer;
+import io.gpufleet.sim.aws.SimCapacityAccount;
+import java.util.Optional;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+
+/** Real SDK clients for every region, all pointed at one stub server. */
+final class StubAccount {
+  private StubAccount() {}
+
+  static RegionalClients clients(AwsStubServer stub) {
+    return new RegionalClients(
+        StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSTUB", "secret")),
+        Optional.of(stub.endpoint()));
+  }
+
+  static SimCapacityAccount account(AwsStubServer stub) {
+    return new SimCapacityAccount(stub);
+  }
+}
