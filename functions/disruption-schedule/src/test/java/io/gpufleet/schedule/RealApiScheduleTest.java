@@ -50,12 +50,23 @@ class RealApiScheduleTest {
   final Recorders.RecordingPublisher publisher = new Recorders.RecordingPublisher();
   final Recorders.RecordingNotifier notifier = new Recorders.RecordingNotifier();
 
-  /** Installs the NodePool CRD once per cluster (idempotent) and waits until it is served. */
+  /**
+   * Installs our NodePool and ScaledObject CRDs (idempotent: server-side apply) and waits until
+   * they are served.
+   */
   @BeforeAll
-  static void installNodePoolCrd(RealCluster cluster) throws Exception {
-    KubernetesClient client = cluster.client();
+  static void installCrds(RealCluster cluster) throws Exception {
+    install(cluster.client(), "/crds/nodepool.yaml", FabricScheduleGateway.NODEPOOLS);
+    install(cluster.client(), "/crds/scaledobject.yaml", FabricScheduleGateway.SCALEDOBJECTS);
+  }
+
+  static void install(
+      KubernetesClient client,
+      String resource,
+      io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext kind)
+      throws Exception {
     CustomResourceDefinition crd;
-    try (InputStream in = RealApiScheduleTest.class.getResourceAsStream("/crds/nodepool.yaml")) {
+    try (InputStream in = RealApiScheduleTest.class.getResourceAsStream(resource)) {
       crd = client.apiextensions().v1().customResourceDefinitions().load(in).item();
     }
     client
@@ -65,17 +76,12 @@ class RealApiScheduleTest {
         .resource(crd)
         .forceConflicts()
         .serverSideApply();
+    String name = crd.getMetadata().getName();
     RealCluster.await(
-        "CRD nodepools.karpenter.sh Established and served",
+        "CRD " + name + " Established and served",
         RealNamespace.WAIT,
         () -> {
-          var c =
-              client
-                  .apiextensions()
-                  .v1()
-                  .customResourceDefinitions()
-                  .withName("nodepools.karpenter.sh")
-                  .get();
+          var c = client.apiextensions().v1().customResourceDefinitions().withName(name).get();
           boolean established =
               c != null
                   && c.getStatus() != null
@@ -87,7 +93,11 @@ class RealApiScheduleTest {
             return false;
           }
           try {
-            client.genericKubernetesResources(FabricScheduleGateway.NODEPOOLS).list();
+            if (kind.isNamespaceScoped()) {
+              client.genericKubernetesResources(kind).inAnyNamespace().list();
+            } else {
+              client.genericKubernetesResources(kind).list();
+            }
             return true;
           } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
             return false;
@@ -114,6 +124,10 @@ class RealApiScheduleTest {
           - name: api
             selector: { namespaces: [%1$s], labels: { schedule: autoscaled } }
             kinds: [HorizontalPodAutoscaler]
+            replicas: { off-hours: 0 }
+          - name: queues
+            selector: { namespaces: [%1$s], labels: { schedule: keda } }
+            kinds: [ScaledObject]
             replicas: { off-hours: 0 }
         """
         .formatted(ns);
@@ -517,5 +531,124 @@ class RealApiScheduleTest {
     assertThat(after.getMetadata().getAnnotations())
         .containsKeys(Planner.ORIGINAL, Planner.APPLIED);
     assertThat(Objects.requireNonNull(ns.awaitReadyPods(chat, 1))).hasSize(1);
+  }
+
+  static GenericKubernetesResource createScaledObject(
+      RealNamespace ns, String name, String pausedReplicas) {
+    String annotations =
+        pausedReplicas == null
+            ? ""
+            : ",\"annotations\":{\"" + Planner.KEDA_PAUSED + "\":\"" + pausedReplicas + "\"}";
+    String json =
+        """
+        {"apiVersion":"keda.sh/v1alpha1","kind":"ScaledObject",
+         "metadata":{"name":"%1$s","namespace":"%2$s","labels":{"schedule":"keda"}%3$s},
+         "spec":{"scaleTargetRef":{"name":"%1$s"},"minReplicaCount":1,"maxReplicaCount":5,
+          "triggers":[{"type":"aws-sqs-queue","metadata":{"queueLength":"5"}}]}}
+        """
+            .formatted(name, ns.name(), annotations);
+    var item =
+        ns.client().getKubernetesSerialization().unmarshal(json, GenericKubernetesResource.class);
+    return ns.client()
+        .genericKubernetesResources(FabricScheduleGateway.SCALEDOBJECTS)
+        .inNamespace(ns.name())
+        .resource(item)
+        .create();
+  }
+
+  static GenericKubernetesResource scaledObject(RealNamespace ns, String name) {
+    return ns.client()
+        .genericKubernetesResources(FabricScheduleGateway.SCALEDOBJECTS)
+        .inNamespace(ns.name())
+        .withName(name)
+        .get();
+  }
+
+  static String paused(RealNamespace ns, String name) {
+    var a = scaledObject(ns, name).getMetadata().getAnnotations();
+    return a == null ? null : a.get(Planner.KEDA_PAUSED);
+  }
+
+  @Test
+  void shouldPauseScaledObjectsAndGiveBackThePausedReplicasAnnotationByOwnership(RealNamespace ns) {
+    // Given two KEDA-scaled Deployments: worker's ScaledObject already paused at 5, indexer's not
+    ns.createNode(
+        KwokNodes.Spec.karpenter(
+            "gpu-k", "i-0abc000000000b001", "us-east-1a", "g6e.12xlarge", "on-demand", "gpu", 4));
+    ns.createDeployment("worker", 1, RealNamespace.labels("app", "worker"), 0);
+    ns.createDeployment("indexer", 1, RealNamespace.labels("app", "indexer"), 0);
+    createScaledObject(ns, "worker", "5");
+    createScaledObject(ns, "indexer", null);
+
+    // When the night run pauses both
+    ScheduleOutcome night = service(ns).reconcile(NIGHT, false, null);
+
+    // Then both carry paused-replicas 0, owned by gpufleet; their Deployments are left to KEDA
+    assertThat(night.status()).as(night.message()).isEqualTo(Status.RECONCILED);
+    assertThat(night.writes()).isEqualTo(2);
+    assertThat(paused(ns, "worker")).isEqualTo("0");
+    assertThat(paused(ns, "indexer")).isEqualTo("0");
+    JsonNode owns =
+        owned(scaledObject(ns, "worker").getMetadata().getManagedFields(), "gpufleet", "Apply");
+    assertThat(owns).as("gpufleet's managedFields entry").isNotNull();
+    assertThat(owns.at("/f:metadata/f:annotations").has("f:" + Planner.KEDA_PAUSED)).isTrue();
+    assertThat(replicas(ns, "worker")).isEqualTo(1);
+    assertThat(night.notices()).filteredOn(c -> c.kind().equals("Deployment")).isEmpty();
+
+    // When somebody pauses indexer at 2 themselves during the night (an update: they own the key)
+    ns.client()
+        .genericKubernetesResources(FabricScheduleGateway.SCALEDOBJECTS)
+        .inNamespace(ns.name())
+        .withName("indexer")
+        .edit(
+            so -> {
+              so.getMetadata().getAnnotations().put(Planner.KEDA_PAUSED, "2");
+              return so;
+            });
+    ScheduleOutcome morning = service(ns).reconcile(NEXT_DAY, false, null);
+
+    // Then worker's own 5 is back, and indexer keeps their 2 (gpufleet gave up only what it owned)
+    assertThat(morning.status()).as(morning.message()).isEqualTo(Status.RECONCILED);
+    assertThat(morning.changes())
+        .extracting(Change::name, Change::action)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("worker", Action.RESTORE),
+            org.assertj.core.groups.Tuple.tuple("indexer", Action.RELEASE));
+    assertThat(paused(ns, "worker")).isEqualTo("5");
+    assertThat(paused(ns, "indexer")).isEqualTo("2");
+    for (String name : List.of("worker", "indexer")) {
+      assertThat(scaledObject(ns, name).getMetadata().getAnnotations())
+          .doesNotContainKeys(Planner.ORIGINAL, Planner.APPLIED);
+    }
+  }
+
+  @Test
+  void shouldRemoveAPausedReplicasAnnotationItAddedWhenRestoring(RealNamespace ns) {
+    // Given a ScaledObject that was not paused
+    ns.createNode(
+        KwokNodes.Spec.karpenter(
+            "gpu-k", "i-0abc000000000c001", "us-east-1a", "g6e.12xlarge", "on-demand", "gpu", 4));
+    ns.createDeployment("indexer", 1, RealNamespace.labels("app", "indexer"), 0);
+    createScaledObject(ns, "indexer", null);
+
+    // When the night pauses it and the morning restores it
+    service(ns).reconcile(NIGHT, false, null);
+    assertThat(paused(ns, "indexer")).isEqualTo("0");
+    ScheduleOutcome morning = service(ns).reconcile(NEXT_DAY, false, null);
+
+    // Then the annotation is gone again (gpufleet was its only owner), and so is gpufleet's entry
+    assertThat(morning.changes())
+        .singleElement()
+        .satisfies(c -> assertThat(c.action()).isEqualTo(Action.RESTORE));
+    var so = scaledObject(ns, "indexer");
+    assertThat(paused(ns, "indexer")).isNull();
+    assertThat(
+            so.getMetadata().getAnnotations() == null
+                ? Map.of()
+                : so.getMetadata().getAnnotations())
+        .doesNotContainKeys(Planner.ORIGINAL, Planner.APPLIED);
+    JsonNode gpufleet = owned(so.getMetadata().getManagedFields(), "gpufleet", "Apply");
+    assertThat(gpufleet == null || gpufleet.at("/f:metadata/f:annotations").isMissingNode())
+        .isTrue();
   }
 }
