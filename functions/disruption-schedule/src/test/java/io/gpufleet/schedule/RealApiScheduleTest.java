@@ -29,6 +29,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -176,6 +177,24 @@ class RealApiScheduleTest {
   }
 
   static final String SCOPE_LABEL = "gpufleet.io/test";
+
+  /** NodePools are cluster-scoped: the namespace's deletion does not take them along. */
+  @AfterEach
+  void deleteNodePools(RealNamespace ns) {
+    ns
+        .client()
+        .genericKubernetesResources(FabricScheduleGateway.NODEPOOLS)
+        .list()
+        .getItems()
+        .stream()
+        .filter(p -> p.getMetadata().getName().startsWith(ns.name() + "-"))
+        .forEach(
+            p ->
+                ns.client()
+                    .genericKubernetesResources(FabricScheduleGateway.NODEPOOLS)
+                    .withName(p.getMetadata().getName())
+                    .delete());
+  }
 
   /** A full NodePool (template, limits, weight, consolidation policy) labelled for {@code ns}. */
   static GenericKubernetesResource createNodePool(RealNamespace ns, String name, String scope) {
