@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.catalog.Regions;
 import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.pricing.OnDemandPrices;
@@ -125,11 +126,13 @@ final class PreflightCommand {
             .orElse(plan.regions().isEmpty() ? "us-east-1" : plan.regions().get(0));
     var credentials = DefaultCredentialsProvider.builder().build();
     try (var clients = new RegionalClients(credentials, Optional.empty())) {
-      // On-Demand prices: the Pricing API adapter comes with the cost-report change; until it is
-      // wired here the table shows On-Demand prices as unknown.
-      var service =
-          PreflightWiring.service(
-              clients, home, OnDemandPrices.none(), settings, Clock.systemUTC());
+      var prices =
+          PreflightWiring.pricing(
+              new AwsClients(Region.of(home), credentials, Optional.empty()),
+              Settings.fromEnvironment(),
+              Optional.empty(),
+              Clock.systemUTC());
+      var service = PreflightWiring.service(clients, home, prices, settings, Clock.systemUTC());
       List<NodePoolSpec> pools = List.of();
       if (args.flag("kubeconfig") || args.get("cluster").isPresent()) {
         try (KubernetesClient kube = kube(args, home, credentials)) {
@@ -166,14 +169,26 @@ final class PreflightCommand {
             new RegionalClients(
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSIM", "sim")),
                 Optional.of(stub.endpoint()))) {
-      new SimCapacityAccount(stub).install().seedDemo(regions);
+      new SimCapacityAccount(stub).install().seedDemo(regions).installPricing(regions);
       DemoFleet.populateNodePools(cluster);
       var service =
           PreflightWiring.service(
-              clients, "us-east-1", OnDemandPrices.none(), settings, Clock.systemUTC());
+              clients, "us-east-1", simulatedPrices(stub), settings, Clock.systemUTC());
       var pools = new FabricNodePools(kube).nodePools();
       return service.run(plan, pools, "us-east-1", "cli --simulate", progress(json));
     }
+  }
+
+  /** The real On-Demand price chain, its Pricing API calls answered by the simulated account. */
+  static OnDemandPrices simulatedPrices(AwsStubServer stub) {
+    return PreflightWiring.pricing(
+        new AwsClients(
+            Region.US_EAST_1,
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSIM", "sim")),
+            Optional.of(stub.endpoint())),
+        new Settings(java.util.Map.of()),
+        Optional.empty(),
+        Clock.systemUTC());
   }
 
   private PreflightService.Progress progress(boolean json) {
@@ -241,7 +256,7 @@ final class PreflightCommand {
             + " ms)");
     out.print(table.render());
     out.println(
-        "(COST/H: + means some prices were unknown; On-Demand prices need the Pricing adapter)");
+        "(COST/H: + means some prices were unknown: Pricing API slow or throttled, or no price)");
     for (RegionResult x : r.regions()) {
       if (x.blockers().isEmpty() && x.warnings().isEmpty()) {
         continue;

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
-import io.gpufleet.core.pricing.OnDemandPrices;
 import io.gpufleet.preflight.DedupeStore;
 import io.gpufleet.preflight.PlanLoader;
 import io.gpufleet.preflight.PreflightHandler;
@@ -93,14 +92,19 @@ final class PreflightSimulation {
             new RegionalClients(
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSIM", "sim")),
                 Optional.of(stub.endpoint()))) {
-      var account = new SimCapacityAccount(stub).install().seedDemo(regions);
+      var account =
+          new SimCapacityAccount(stub).install().seedDemo(regions).installPricing(regions);
       var settings = PreflightSettings.defaults().withIncrease(true, INCREASE_CAP);
       if (!plans.isEmpty()) {
         settings = settings.withPlanText(plans.get(0).toString());
       }
       var service =
           PreflightWiring.service(
-              clients, "us-east-1", OnDemandPrices.none(), settings, Clock.systemUTC());
+              clients,
+              "us-east-1",
+              PreflightCommand.simulatedPrices(stub),
+              settings,
+              Clock.systemUTC());
       ReportStore store =
           report -> {
             String uri =

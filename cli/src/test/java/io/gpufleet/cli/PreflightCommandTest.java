@@ -101,6 +101,18 @@ class PreflightCommandTest {
   }
 
   @Test
+  void shouldPriceOnDemandEntriesThroughThePricingApi() throws Exception {
+    var plan = plan("entries: [{instanceType: g6e.12xlarge, count: 2, capacityType: on-demand}]\n");
+
+    run("preflight", "--plan", plan.toString(), "--regions", "us-east-1", "--simulate", "--json");
+
+    // the simulated account's Pricing API answers 48 vCPU x 0.12 = 5.76 USD/h in us-east-1
+    JsonNode region = Json.MAPPER.readTree(out()).path("regions").get(0);
+    assertThat(region.path("hourlyCost").asDouble()).isEqualTo(11.52);
+    assertThat(region.path("costComplete").asBoolean()).isTrue();
+  }
+
+  @Test
   void shouldRejectABadPlanWithExitTwoBeforeAnyCall() throws Exception {
     var plan = plan("entries: [{instanceType: p5.48xlarge, count: 0, capacityType: spot}]\n");
 

@@ -3,6 +3,7 @@ package io.gpufleet.preflight;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.EventBridgePublisher;
+import io.gpufleet.core.aws.S3BlobStore;
 import io.gpufleet.core.aws.SlackWebhookNotifier;
 import io.gpufleet.core.aws.SnsNotifier;
 import io.gpufleet.core.config.Settings;
@@ -12,6 +13,8 @@ import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.core.outcome.Notifier;
 import io.gpufleet.core.outcome.PowertoolsMetricsSink;
 import io.gpufleet.core.pricing.OnDemandPrices;
+import io.gpufleet.core.pricing.OnDemandPricing;
+import io.gpufleet.core.store.BlobStore;
 import io.gpufleet.preflight.aws.CloudWatchUsageAdapter;
 import io.gpufleet.preflight.aws.Ec2CapacityAdapter;
 import io.gpufleet.preflight.aws.RegionalClients;
@@ -20,6 +23,7 @@ import io.gpufleet.preflight.aws.ServiceQuotasAdapter;
 import io.gpufleet.preflight.k8s.FabricNodePools;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Optional;
 import software.amazon.awssdk.services.eks.EksClient;
@@ -76,21 +80,36 @@ public final class PreflightWiring {
         clusterRegion);
   }
 
+  /**
+   * The On-Demand price chain of fleet-core, waited on at most {@code PREFLIGHT_PRICE_WAIT}
+   * (default 5s) per price: see {@link BoundedPrices}.
+   */
+  public static OnDemandPrices pricing(
+      AwsClients aws, Settings env, Optional<BlobStore> cache, Clock clock) {
+    Duration wait =
+        env.duration("PREFLIGHT_PRICE_WAIT", Duration.ofSeconds(5), Duration.ofMinutes(5));
+    return new BoundedPrices(OnDemandPricing.create(aws, env, cache, clock), wait);
+  }
+
   public static Wired fromEnvironment() {
     Settings env = Settings.fromEnvironment();
     PreflightSettings settings = PreflightSettings.from(env);
     Clock clock = Clock.systemUTC();
     AwsClients home = AwsClients.fromEnvironment();
     var regional = new RegionalClients(home.credentials(), Optional.empty());
-    // On-Demand prices: the Pricing API adapter is built in fleet-core's pricing package by
-    // another change; until it is wired here the report shows On-Demand prices as unknown.
-    OnDemandPrices prices = OnDemandPrices.none();
+    S3Client s3 = home.build(S3Client.builder());
+    // On-Demand prices: Pricing API → memory → S3 cache (in the results bucket) → static table
+    OnDemandPrices prices =
+        pricing(
+            home,
+            env,
+            settings.resultsBucket().map(b -> new S3BlobStore(s3, b, settings.resultsPrefix())),
+            clock);
     PreflightService service = service(regional, home.region().id(), prices, settings, clock);
 
     DedupeStore dedupe = DedupeStore.inMemory(10_000);
     ReportStore store = ReportStore.NONE;
     PlanLoader loader = PlanLoader.NONE;
-    S3Client s3 = home.build(S3Client.builder());
     if (settings.resultsBucket().isPresent()) {
       var objects = new S3Objects(s3, settings.resultsBucket().get(), settings.resultsPrefix());
       dedupe = DedupeStore.layered(dedupe, objects);

@@ -607,6 +607,23 @@ public final class SimCapacityAccount {
           "dl1.24xlarge");
 
   /**
+   * Serves Pricing API On-Demand prices for the demo types in these regions on the same stub
+   * (deterministic: about 0.12 USD per vCPU-hour, a few percent more outside us-east-1).
+   */
+  public SimCapacityAccount installPricing(List<String> regionNames) {
+    var pricing = new PricingStub().withDecoys();
+    for (String r : regionNames) {
+      double factor = r.equals("us-east-1") ? 1.0 : 1.0 + Math.floorMod(r.hashCode(), 13) / 100.0;
+      for (String type : DEMO_TYPES) {
+        var spec = InstanceCatalog.find(type).orElseThrow();
+        pricing.price(r, type, price(spec.vcpus() * 0.12 * factor));
+      }
+    }
+    stub.on(PricingStub.OPERATION, pricing::answer);
+    return this;
+  }
+
+  /**
    * Seeds the demo account in these regions: deterministic per region (a hash of its name) so the
    * verdicts differ: some regions lack P types, some have small quotas, some high usage. us-east-1
    * is the demo's home: P Spot 384 vCPU with 336 in use (87 %, so its quota alarm fires), G and VT
