@@ -43,45 +43,32 @@ echo "== java: $JAVA_HOME"
 echo "== maven: unit, adapter, handler, simulate and real API server tests; Spotless check"
 mvn -B -ntp verify "$@"
 
-echo "== deployment jar smoke test: a malformed event gives a JSON log line and a REJECTED outcome, log4j reports no configuration error"
-jar=$(ls "$ROOT"/functions/interruption-drain/target/interruption-drain-*-lambda.jar)
-out=$(echo '{}' | CLUSTER_NAME=smoke KUBE_API_URL=http://127.0.0.1:9 AWS_REGION=us-east-1 \
-  POWERTOOLS_SERVICE_NAME=smoke "$JAVA_HOME/bin/java" -jar "$jar" - 2>&1)
-if ! grep -q '"level":"WARN","message":"event rejected' <<<"$out" \
-   || ! grep -q '"status":"REJECTED"' <<<"$out" \
-   || grep -q 'StatusLogger' <<<"$out"; then
-  echo "$out" >&2
-  echo "== deployment jar smoke test FAILED" >&2
-  exit 1
-fi
-echo "== deployment jar smoke test: ok"
-
-echo "== cost report jar smoke test: a bad window gives a JSON log line and a REJECTED outcome, log4j reports no configuration error"
-jar=$(ls "$ROOT"/functions/cost-report/target/cost-report-*-lambda.jar)
-out=$(echo '{"window":"fortnight"}' | CLUSTER_NAME=smoke REPORT_BUCKET=smoke KUBE_API_URL=http://127.0.0.1:9 \
-  AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=smoke AWS_SECRET_ACCESS_KEY=smoke POWERTOOLS_SERVICE_NAME=smoke \
-  "$JAVA_HOME/bin/java" -jar "$jar" - 2>&1)
-if ! grep -q '"level":"WARN","message":"cost report rejected' <<<"$out" \
-   || ! grep -q '"status":"REJECTED"' <<<"$out" \
-   || grep -q 'StatusLogger' <<<"$out"; then
-  echo "$out" >&2
-  echo "== cost report jar smoke test FAILED" >&2
-  exit 1
-fi
-echo "== cost report jar smoke test: ok"
-echo "== disruption-schedule jar smoke test: a payload that is no schedule tick gives a JSON log line and REJECTED, log4j reports no configuration error"
-jar=$(ls "$ROOT"/functions/disruption-schedule/target/disruption-schedule-*-lambda.jar)
-out=$(echo '{}' | CLUSTER_NAME=smoke SCHEDULE_POLICY="file:$ROOT/deploy/policy/disruption-schedule.example.yaml" \
-  KUBE_API_URL=http://127.0.0.1:9 AWS_REGION=us-east-1 POWERTOOLS_SERVICE_NAME=smoke \
-  "$JAVA_HOME/bin/java" -jar "$jar" - 2>&1)
-if ! grep -q '"level":"WARN","message":"schedule REJECTED' <<<"$out" \
-   || ! grep -q '"status":"REJECTED"' <<<"$out" \
-   || grep -q 'StatusLogger' <<<"$out"; then
-  echo "$out" >&2
-  echo "== disruption-schedule jar smoke test FAILED" >&2
-  exit 1
-fi
-echo "== disruption-schedule jar smoke test: ok"
+# Each function's deployment jar, run the way LocalInvoke runs it, on a payload it must reject: a
+# JSON log line and a REJECTED outcome prove the shaded jar's wiring and JSON logging work, and
+# log4j must report no configuration error (the jars ship a trimmed plugin cache).
+smoke() { # smoke MODULE PAYLOAD EXPECTED-LOG-MESSAGE-PREFIX [ENV=VALUE ...]
+  local module="$1" payload="$2" message="$3"
+  shift 3
+  echo "== $module jar smoke test: a payload it must reject gives a JSON log line and REJECTED"
+  local jar out
+  jar=$(ls "$ROOT"/functions/"$module"/target/"$module"-*-lambda.jar)
+  out=$(echo "$payload" | env AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=smoke AWS_SECRET_ACCESS_KEY=smoke \
+    POWERTOOLS_SERVICE_NAME=smoke "$@" "$JAVA_HOME/bin/java" -jar "$jar" - 2>&1)
+  if ! grep -q "\"level\":\"WARN\",\"message\":\"$message" <<<"$out" \
+     || ! grep -q '"status":"REJECTED"' <<<"$out" \
+     || grep -q 'StatusLogger' <<<"$out"; then
+    echo "$out" >&2
+    echo "== $module jar smoke test FAILED" >&2
+    exit 1
+  fi
+  echo "== $module jar smoke test: ok"
+}
+smoke interruption-drain '{}' 'event rejected' CLUSTER_NAME=smoke KUBE_API_URL=http://127.0.0.1:9
+smoke cost-report '{"window":"fortnight"}' 'cost report rejected' \
+  CLUSTER_NAME=smoke REPORT_BUCKET=smoke KUBE_API_URL=http://127.0.0.1:9
+smoke disruption-schedule '{}' 'schedule REJECTED' CLUSTER_NAME=smoke \
+  SCHEDULE_POLICY="file:$ROOT/deploy/policy/disruption-schedule.example.yaml" KUBE_API_URL=http://127.0.0.1:9
+smoke capacity-preflight '{"bogus":1}' 'payload rejected'
 
 echo "== template tier"
 VENV="$VENV" "$ROOT/deploy/check-template.sh"
