@@ -2,10 +2,8 @@ package io.gpufleet.preflight;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
-import io.gpufleet.core.aws.EventBridgePublisher;
+import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.aws.S3BlobStore;
-import io.gpufleet.core.aws.SlackWebhookNotifier;
-import io.gpufleet.core.aws.SnsNotifier;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.outcome.EventPublisher;
@@ -21,15 +19,10 @@ import io.gpufleet.preflight.aws.RegionalClients;
 import io.gpufleet.preflight.aws.S3Objects;
 import io.gpufleet.preflight.aws.ServiceQuotasAdapter;
 import io.gpufleet.preflight.k8s.FabricNodePools;
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Optional;
-import software.amazon.awssdk.services.eks.EksClient;
-import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.sns.SnsClient;
 
 /**
  * Builds the preflight function from the environment, once per Lambda init; and the shared wiring
@@ -122,33 +115,10 @@ public final class PreflightWiring {
     Optional<String> cluster = env.optional("CLUSTER_NAME");
     if (env.optional("KUBE_API_URL").isPresent() || cluster.isPresent()) {
       KubernetesClient kube =
-          env.optional("KUBE_API_URL")
-              .map(
-                  url ->
-                      KubeClients.forUrl(
-                          url, env.optional("KUBE_CA_DATA"), () -> env.string("KUBE_TOKEN", "")))
-              .orElseGet(
-                  () ->
-                      KubeClients.forEks(
-                          home.build(EksClient.builder()),
-                          cluster.get(),
-                          home.region(),
-                          home.credentials(),
-                          clock));
+          KubeClients.fromEnvironment(env, cluster.orElse(""), () -> home, clock);
       pools = new FabricNodePools(kube);
     }
-    EventPublisher publisher =
-        env.optional("OUTCOME_EVENT_BUS")
-            .<EventPublisher>map(
-                bus ->
-                    new EventBridgePublisher(
-                        home.build(EventBridgeClient.builder()), bus, EVENT_SOURCE))
-            .orElse(EventPublisher.NONE);
-    var notifiers = new ArrayList<Notifier>();
-    env.optional("NOTIFY_TOPIC_ARN")
-        .ifPresent(arn -> notifiers.add(new SnsNotifier(home.build(SnsClient.builder()), arn)));
-    env.optional("SLACK_WEBHOOK_URL")
-        .ifPresent(url -> notifiers.add(new SlackWebhookNotifier(URI.create(url))));
+    var sinks = OutcomeSinks.fromEnvironment(env, () -> home, EVENT_SOURCE);
     MetricsSink metrics = new PowertoolsMetricsSink();
     return new Wired(
         function(
@@ -158,8 +128,8 @@ public final class PreflightWiring {
             loader,
             pools,
             metrics,
-            publisher,
-            Notifier.all(notifiers),
+            sinks.publisher(),
+            sinks.notifier(),
             home.region().id()),
         metrics);
   }

@@ -2,14 +2,11 @@ package io.gpufleet.cost;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
-import io.gpufleet.core.aws.EventBridgePublisher;
+import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.aws.S3BlobStore;
-import io.gpufleet.core.aws.SnsNotifier;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
 import io.gpufleet.core.outcome.PowertoolsMetricsSink;
 import io.gpufleet.core.pricing.OnDemandPricing;
 import io.gpufleet.core.store.BlobStore;
@@ -19,10 +16,7 @@ import io.gpufleet.cost.k8s.FabricClusterReader;
 import java.time.Clock;
 import java.util.Optional;
 import software.amazon.awssdk.services.ec2.Ec2Client;
-import software.amazon.awssdk.services.eks.EksClient;
-import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.sns.SnsClient;
 
 /**
  * Builds the cost report service from the environment, once per Lambda init. {@code KUBE_API_URL}
@@ -48,33 +42,11 @@ public final class CostWiring {
     Clock clock = Clock.systemUTC();
     AwsClients aws = AwsClients.fromEnvironment();
     KubernetesClient kube =
-        env.optional("KUBE_API_URL")
-            .map(
-                url ->
-                    KubeClients.forUrl(
-                        url, env.optional("KUBE_CA_DATA"), () -> env.string("KUBE_TOKEN", "")))
-            .orElseGet(
-                () ->
-                    KubeClients.forEks(
-                        aws.build(EksClient.builder()),
-                        settings.clusterName(),
-                        aws.region(),
-                        aws.credentials(),
-                        clock));
+        KubeClients.fromEnvironment(env, settings.clusterName(), () -> aws, clock);
     BlobStore store = new S3BlobStore(aws.build(S3Client.builder()), bucket, "");
-    EventPublisher publisher =
-        env.optional("OUTCOME_EVENT_BUS")
-            .<EventPublisher>map(
-                bus ->
-                    new EventBridgePublisher(
-                        aws.build(EventBridgeClient.builder()), bus, EVENT_SOURCE))
-            .orElse(EventPublisher.NONE);
-    Notifier notifier =
-        env.optional("NOTIFY_TOPIC_ARN")
-            .<Notifier>map(arn -> new SnsNotifier(aws.build(SnsClient.builder()), arn))
-            .orElse(Notifier.NONE);
+    var sinks = OutcomeSinks.fromEnvironment(env, () -> aws, EVENT_SOURCE);
     MetricsSink metrics = new PowertoolsMetricsSink();
-    var reporter = new CostReporter(metrics, publisher, notifier);
+    var reporter = new CostReporter(metrics, sinks.publisher(), sinks.notifier());
     Ec2Client ec2 = aws.build(Ec2Client.builder());
     var service =
         new CostReportService(

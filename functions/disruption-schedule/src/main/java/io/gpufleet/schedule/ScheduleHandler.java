@@ -10,7 +10,7 @@ import java.io.OutputStream;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 
 /** Lambda entry: decode the scheduler tick, run the reconcile, answer with the outcome, flush. */
-public final class ScheduleHandler implements RequestStreamHandler {
+public final class ScheduleHandler implements RequestStreamHandler, AutoCloseable {
   private final ScheduleService service;
   private final MetricsSink metrics;
   private final AutoCloseable resources;
@@ -51,7 +51,8 @@ public final class ScheduleHandler implements RequestStreamHandler {
   }
 
   /** One-shot local runs only: closes the cluster client so the JVM exits promptly. */
-  void close() {
+  @Override
+  public void close() {
     if (resources != null) {
       try {
         resources.close();

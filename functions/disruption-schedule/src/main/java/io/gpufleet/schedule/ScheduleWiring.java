@@ -2,9 +2,7 @@ package io.gpufleet.schedule;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
-import io.gpufleet.core.aws.EventBridgePublisher;
-import io.gpufleet.core.aws.SlackWebhookNotifier;
-import io.gpufleet.core.aws.SnsNotifier;
+import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.outcome.EventPublisher;
@@ -14,15 +12,10 @@ import io.gpufleet.core.outcome.PowertoolsMetricsSink;
 import io.gpufleet.schedule.aws.S3PolicySource;
 import io.gpufleet.schedule.aws.SsmPolicySource;
 import io.gpufleet.schedule.k8s.FabricScheduleGateway;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.function.Supplier;
-import software.amazon.awssdk.services.eks.EksClient;
-import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.sns.SnsClient;
 import software.amazon.awssdk.services.ssm.SsmClient;
 
 /**
@@ -41,40 +34,13 @@ public final class ScheduleWiring {
     Settings env = Settings.fromEnvironment();
     ScheduleSettings settings = ScheduleSettings.from(env);
     Clock clock = Clock.systemUTC();
-    Supplier<AwsClients> aws = memoize(AwsClients::fromEnvironment);
-    KubernetesClient kube =
-        env.optional("KUBE_API_URL")
-            .map(
-                url ->
-                    KubeClients.forUrl(
-                        url, env.optional("KUBE_CA_DATA"), () -> env.string("KUBE_TOKEN", "")))
-            .orElseGet(
-                () -> {
-                  AwsClients a = aws.get();
-                  return KubeClients.forEks(
-                      a.build(EksClient.builder()),
-                      settings.clusterName(),
-                      a.region(),
-                      a.credentials(),
-                      clock);
-                });
-    EventPublisher publisher =
-        env.optional("OUTCOME_EVENT_BUS")
-            .<EventPublisher>map(
-                bus ->
-                    new EventBridgePublisher(
-                        aws.get().build(EventBridgeClient.builder()), bus, EVENT_SOURCE))
-            .orElse(EventPublisher.NONE);
-    var notifiers = new ArrayList<Notifier>();
-    env.optional("NOTIFY_TOPIC_ARN")
-        .ifPresent(
-            arn -> notifiers.add(new SnsNotifier(aws.get().build(SnsClient.builder()), arn)));
-    env.optional("SLACK_WEBHOOK_URL")
-        .ifPresent(url -> notifiers.add(new SlackWebhookNotifier(URI.create(url))));
+    Supplier<AwsClients> aws = AwsClients.lazyFromEnvironment();
+    KubernetesClient kube = KubeClients.fromEnvironment(env, settings.clusterName(), aws, clock);
+    var sinks = OutcomeSinks.fromEnvironment(env, aws, EVENT_SOURCE);
     MetricsSink metrics = new PowertoolsMetricsSink();
     PolicySource source = policySource(settings.policySource(), aws);
     var service =
-        service(kube, settings, source, metrics, publisher, Notifier.all(notifiers), clock);
+        service(kube, settings, source, metrics, sinks.publisher(), sinks.notifier(), clock);
     return new Wired(service, metrics, kube);
   }
 
@@ -107,19 +73,5 @@ public final class ScheduleWiring {
     var cluster = new FabricScheduleGateway(kube, clock);
     var reporter = new ScheduleReporter(cluster, metrics, publisher, notifier);
     return new ScheduleService(settings, source, cluster, reporter, clock);
-  }
-
-  private static <T> Supplier<T> memoize(Supplier<T> supplier) {
-    return new Supplier<>() {
-      private T value;
-
-      @Override
-      public synchronized T get() {
-        if (value == null) {
-          value = supplier.get();
-        }
-        return value;
-      }
-    };
   }
 }

@@ -14,7 +14,7 @@ import java.time.Instant;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 
 /** Lambda entry: decode, hand to the service, answer with the outcomes, flush metrics. */
-public final class DrainHandler implements RequestStreamHandler {
+public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
   static final Duration REPORT_RESERVE = Duration.ofSeconds(5);
   private final EventDecoder decoder = new EventDecoder();
   private final DrainService service;
@@ -76,7 +76,8 @@ public final class DrainHandler implements RequestStreamHandler {
    * One-shot local runs only ({@link LocalInvoke}): closes the cluster client, whose HTTP selector
    * thread would otherwise sit in native code and hold up JVM exit by ~0.3 s.
    */
-  void close() {
+  @Override
+  public void close() {
     if (resources != null) {
       try {
         resources.close();

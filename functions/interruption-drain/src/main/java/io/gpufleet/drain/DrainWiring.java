@@ -2,9 +2,7 @@ package io.gpufleet.drain;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
-import io.gpufleet.core.aws.EventBridgePublisher;
-import io.gpufleet.core.aws.SlackWebhookNotifier;
-import io.gpufleet.core.aws.SnsNotifier;
+import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.outcome.EventPublisher;
@@ -13,13 +11,8 @@ import io.gpufleet.core.outcome.Notifier;
 import io.gpufleet.core.outcome.PowertoolsMetricsSink;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.k8s.FabricClusterGateway;
-import java.net.URI;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.function.Supplier;
-import software.amazon.awssdk.services.eks.EksClient;
-import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
-import software.amazon.awssdk.services.sns.SnsClient;
 
 /**
  * Builds the drain service from the environment, once per Lambda init. {@code KUBE_API_URL} (with
@@ -41,39 +34,12 @@ public final class DrainWiring {
     Settings env = Settings.fromEnvironment();
     DrainSettings settings = DrainSettings.from(env);
     Clock clock = Clock.systemUTC();
-    Supplier<AwsClients> aws = memoize(AwsClients::fromEnvironment);
-    KubernetesClient kube =
-        env.optional("KUBE_API_URL")
-            .map(
-                url ->
-                    KubeClients.forUrl(
-                        url, env.optional("KUBE_CA_DATA"), () -> env.string("KUBE_TOKEN", "")))
-            .orElseGet(
-                () -> {
-                  AwsClients a = aws.get();
-                  return KubeClients.forEks(
-                      a.build(EksClient.builder()),
-                      settings.clusterName(),
-                      a.region(),
-                      a.credentials(),
-                      clock);
-                });
-    EventPublisher publisher =
-        env.optional("OUTCOME_EVENT_BUS")
-            .<EventPublisher>map(
-                bus ->
-                    new EventBridgePublisher(
-                        aws.get().build(EventBridgeClient.builder()), bus, EVENT_SOURCE))
-            .orElse(EventPublisher.NONE);
-    var notifiers = new ArrayList<Notifier>();
-    env.optional("NOTIFY_TOPIC_ARN")
-        .ifPresent(
-            arn -> notifiers.add(new SnsNotifier(aws.get().build(SnsClient.builder()), arn)));
-    env.optional("SLACK_WEBHOOK_URL")
-        .ifPresent(url -> notifiers.add(new SlackWebhookNotifier(URI.create(url))));
+    Supplier<AwsClients> aws = AwsClients.lazyFromEnvironment();
+    KubernetesClient kube = KubeClients.fromEnvironment(env, settings.clusterName(), aws, clock);
+    var sinks = OutcomeSinks.fromEnvironment(env, aws, EVENT_SOURCE);
     MetricsSink metrics = new PowertoolsMetricsSink();
     var cluster = new FabricClusterGateway(kube);
-    var reporter = new DrainReporter(cluster, metrics, publisher, Notifier.all(notifiers));
+    var reporter = new DrainReporter(cluster, metrics, sinks.publisher(), sinks.notifier());
     return new Wired(
         new DrainService(settings, cluster, reporter, clock, Sleeper.SYSTEM),
         metrics,
@@ -96,19 +62,5 @@ public final class DrainWiring {
     var cluster = new FabricClusterGateway(kube);
     var reporter = new DrainReporter(cluster, metrics, publisher, notifier);
     return new DrainService(settings, cluster, reporter, clock, sleeper);
-  }
-
-  private static <T> Supplier<T> memoize(Supplier<T> supplier) {
-    return new Supplier<>() {
-      private T value;
-
-      @Override
-      public synchronized T get() {
-        if (value == null) {
-          value = supplier.get();
-        }
-        return value;
-      }
-    };
   }
 }

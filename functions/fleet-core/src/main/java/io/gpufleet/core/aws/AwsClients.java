@@ -54,6 +54,24 @@ public final class AwsClients {
     return new AwsClients(Region.of(regionName), creds, Optional.empty());
   }
 
+  /**
+   * {@link #fromEnvironment()} built on first use and then kept: functions whose AWS clients are
+   * optional (local runs against {@code KUBE_API_URL}) need no region until they use one.
+   */
+  public static java.util.function.Supplier<AwsClients> lazyFromEnvironment() {
+    return new java.util.function.Supplier<>() {
+      private AwsClients value;
+
+      @Override
+      public synchronized AwsClients get() {
+        if (value == null) {
+          value = fromEnvironment();
+        }
+        return value;
+      }
+    };
+  }
+
   public Region region() {
     return region;
   }

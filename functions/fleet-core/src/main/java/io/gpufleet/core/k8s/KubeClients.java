@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientImpl;
+import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.config.Settings;
 import java.net.Authenticator;
 import java.net.CookieHandler;
 import java.net.InetAddress;
@@ -30,6 +32,21 @@ import software.amazon.awssdk.services.eks.model.Cluster;
  */
 public final class KubeClients {
   private KubeClients() {}
+
+  /**
+   * The cluster client every function builds from its environment: {@code KUBE_API_URL} (with
+   * optional {@code KUBE_CA_DATA} and {@code KUBE_TOKEN}) for local runs and tests, otherwise the
+   * EKS cluster {@code clusterName} found with DescribeCluster and an EKS token.
+   */
+  public static KubernetesClient fromEnvironment(
+      Settings env, String clusterName, Supplier<AwsClients> aws, Clock clock) {
+    var url = env.optional("KUBE_API_URL");
+    if (url.isPresent()) {
+      return forUrl(url.get(), env.optional("KUBE_CA_DATA"), () -> env.string("KUBE_TOKEN", ""));
+    }
+    AwsClients a = aws.get();
+    return forEks(a.build(EksClient.builder()), clusterName, a.region(), a.credentials(), clock);
+  }
 
   /** Endpoint and CA from EKS DescribeCluster, bearer token from {@link EksTokenProvider}. */
   public static KubernetesClient forEks(
