@@ -6,6 +6,7 @@ import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.core.outcome.MetricsSink.Unit;
 import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.Sinks;
 import io.gpufleet.preflight.model.PreflightReport;
 import io.gpufleet.preflight.model.RegionResult;
 import io.gpufleet.preflight.model.Verdict;
@@ -153,11 +154,7 @@ public final class PreflightReporter {
   }
 
   private void guarded(String sink, Runnable action) {
-    try {
-      action.run();
-    } catch (RuntimeException e) {
-      failed(sink, e);
-    }
+    Sinks.guarded(metrics, LOG, sink, action);
   }
 
   private void failed(String sink, RuntimeException e) {

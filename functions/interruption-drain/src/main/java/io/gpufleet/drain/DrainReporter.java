@@ -7,6 +7,7 @@ import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.core.outcome.MetricsSink.Unit;
 import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.Sinks;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.PodReport;
 import java.util.List;
@@ -95,12 +96,7 @@ public final class DrainReporter {
   }
 
   private void guarded(String sink, Runnable action) {
-    try {
-      action.run();
-    } catch (RuntimeException e) {
-      metrics.add("ReportFailures", 1, Unit.COUNT);
-      LOG.warn("could not report to {}: {}", sink, e.toString());
-    }
+    Sinks.guarded(metrics, LOG, sink, action);
   }
 
   public static String subject(DrainOutcome o) {
