@@ -131,22 +131,12 @@ final class BenchCommand {
       err.println("bench drain: baseline (sequential evictions at QPS 5 / burst 10)...");
       long baselineIssued = sequentialBaseline(client, "baseline-node", pods);
 
-      o.podsNotEvicted()
-          .forEach(
-              n -> err.println("  not evicted: " + n.pod() + " " + n.status() + " " + n.reason()));
       var t = o.timings();
-      double speedup = (double) baselineIssued / Math.max(1, t.evictionsIssuedMs());
       var r = new LinkedHashMap<String, Object>();
       r.put("bench", "drain");
       r.put("pods", pods);
       r.put("latencyMs", latencyMs);
-      r.put("status", o.status().name());
-      r.put("evicted", o.podsEvicted().size());
-      r.put("cordonedMs", t.cordonedMs());
-      r.put("evictionsIssuedMs", t.evictionsIssuedMs());
-      r.put("allGoneMs", t.allGoneMs());
-      r.put("baselineEvictionsIssuedMs", baselineIssued);
-      r.put("speedup", Math.round(speedup * 10) / 10.0);
+      double speedup = putDrainFigures(r, o, baselineIssued, err);
       r.put("targetEvictionsIssuedMs", 1000);
       r.put("targetSpeedup", 15);
       r.put(
@@ -189,6 +179,27 @@ final class BenchCommand {
                   .build());
     }
     return (System.nanoTime() - start) / 1_000_000;
+  }
+
+  /**
+   * The figures both drain benchmarks report (after the fields that name the scenario), and the
+   * pods that were not evicted on stderr; returns the speedup over the baseline.
+   */
+  static double putDrainFigures(
+      Map<String, Object> r, DrainOutcome o, long baselineIssued, PrintStream err) {
+    o.podsNotEvicted()
+        .forEach(
+            n -> err.println("  not evicted: " + n.pod() + " " + n.status() + " " + n.reason()));
+    var t = o.timings();
+    double speedup = (double) baselineIssued / Math.max(1, t.evictionsIssuedMs());
+    r.put("status", o.status().name());
+    r.put("evicted", o.podsEvicted().size());
+    r.put("cordonedMs", t.cordonedMs());
+    r.put("evictionsIssuedMs", t.evictionsIssuedMs());
+    r.put("allGoneMs", t.allGoneMs());
+    r.put("baselineEvictionsIssuedMs", baselineIssued);
+    r.put("speedup", Math.round(speedup * 10) / 10.0);
+    return speedup;
   }
 
   /** A token bucket like client-go's flowcontrol limiter. */

@@ -72,23 +72,13 @@ final class RealDrainBench {
       err.println("bench drain --real: baseline (sequential evictions at QPS 5 / burst 10)...");
       long baselineIssued = BenchCommand.sequentialBaseline(client, ns.nodeName("baseline"), pods);
 
-      o.podsNotEvicted()
-          .forEach(
-              n -> err.println("  not evicted: " + n.pod() + " " + n.status() + " " + n.reason()));
       var t = o.timings();
-      double speedup = (double) baselineIssued / Math.max(1, t.evictionsIssuedMs());
       var r = new LinkedHashMap<String, Object>();
       r.put("bench", "drain");
       r.put("apiServer", "real");
       r.put("pods", pods);
       r.put("clusterStartMs", clusterStartMs);
-      r.put("status", o.status().name());
-      r.put("evicted", o.podsEvicted().size());
-      r.put("cordonedMs", t.cordonedMs());
-      r.put("evictionsIssuedMs", t.evictionsIssuedMs());
-      r.put("allGoneMs", t.allGoneMs());
-      r.put("baselineEvictionsIssuedMs", baselineIssued);
-      r.put("speedup", Math.round(speedup * 10) / 10.0);
+      double speedup = BenchCommand.putDrainFigures(r, o, baselineIssued, err);
       r.put("targetAllGoneMs", TARGET_ALL_GONE_MS);
       r.put("targetSpeedup", TARGET_SPEEDUP);
       r.put(
