@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.Optional;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider;
 import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
 import software.amazon.awssdk.awscore.client.builder.AwsSyncClientBuilder;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
@@ -36,7 +35,11 @@ public final class AwsClients {
   }
 
   /**
-   * Region from AWS_REGION; Lambda credentials from its environment, elsewhere the default chain.
+   * Region from AWS_REGION; credentials from the SDK's default chain everywhere, Lambda included:
+   * with SnapStart, Lambda serves credentials only through the container endpoint ({@code
+   * AWS_CONTAINER_CREDENTIALS_FULL_URI} + {@code AWS_CONTAINER_AUTHORIZATION_TOKEN}) and sets no
+   * {@code AWS_ACCESS_KEY_ID}; without SnapStart it sets the environment variables. The chain reads
+   * both (environment first) and resolves nothing until the first signed request.
    */
   public static AwsClients fromEnvironment() {
     String regionName = System.getenv("AWS_REGION");
@@ -47,11 +50,8 @@ public final class AwsClients {
       throw new io.gpufleet.core.config.ConfigException(
           "AWS_REGION is not set: pass --region or export AWS_REGION");
     }
-    AwsCredentialsProvider creds =
-        System.getenv("AWS_LAMBDA_FUNCTION_NAME") != null
-            ? EnvironmentVariableCredentialsProvider.create()
-            : DefaultCredentialsProvider.builder().build();
-    return new AwsClients(Region.of(regionName), creds, Optional.empty());
+    return new AwsClients(
+        Region.of(regionName), DefaultCredentialsProvider.builder().build(), Optional.empty());
   }
 
   /**
