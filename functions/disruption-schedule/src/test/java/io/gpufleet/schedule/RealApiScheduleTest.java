@@ -141,7 +141,8 @@ class RealApiScheduleTest {
    * by design, so one test's policy would otherwise restore another test's objects.
    */
   ScheduleService service(RealNamespace ns) {
-    var scoped = new Scoped(new FabricScheduleGateway(ns.client(), Clock.systemUTC()), ns.name());
+    var scoped =
+        new Scoped(new FabricScheduleGateway(ns.cluster().client(), Clock.systemUTC()), ns.name());
     return new ScheduleService(
         ScheduleSettings.defaults("real-api", "inline"),
         PolicySource.inline(policy(ns.name()), "inline"),
@@ -526,7 +527,7 @@ class RealApiScheduleTest {
     // Given the night's scale-down and the morning's restore, planned from a read
     var chat = setUpWorkloads(ns);
     service(ns).reconcile(NIGHT, false, null);
-    var gateway = new FabricScheduleGateway(ns.client(), Clock.systemUTC());
+    var gateway = new FabricScheduleGateway(ns.cluster().client(), Clock.systemUTC());
     List<TargetState> read =
         gateway.workloads().stream().filter(w -> ns.name().equals(w.ref().namespace())).toList();
     var plan = Planner.plan(service(ns).policy(), NEXT_DAY, List.of(), read);

@@ -27,7 +27,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Real API server tier: the drain, wired as the Lambda wires it ({@link DrainWiring#service}) over
+ * Real API server tier (as the drain's own identity, {@code cluster.client()}, under the RBAC and
+ * admission policies of deploy/): the drain, wired as the Lambda wires it ({@link DrainWiring#service}) over
  * a real kube-apiserver whose eviction subresource enforces PodDisruptionBudgets with the status
  * the real disruption controller computes; a real scheduler and ReplicaSet controller create and
  * place replacements, and kwok runs the pods on fake GPU nodes.
