@@ -217,6 +217,82 @@ public final class RealCluster implements AutoCloseable {
     for (String policy : policies) {
       awaitTypeChecked(policy);
     }
+    if (!policies.isEmpty()) {
+      awaitAdmissionInForce();
+    }
+  }
+
+  private static final io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext VAP_BINDING =
+      new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder()
+          .withGroup("admissionregistration.k8s.io")
+          .withVersion("v1")
+          .withKind("ValidatingAdmissionPolicyBinding")
+          .withPlural("validatingadmissionpolicybindings")
+          .withNamespaced(false)
+          .build();
+
+  static final String CANARY = "gpufleet-admission-canary";
+
+  /**
+   * Admission policies take effect when the API server's informers deliver them, a moment after
+   * they are stored. A canary policy and binding, created after all the others, refuse a ConfigMap
+   * named {@value #CANARY}; once a dry-run create of it is refused, the informers (which deliver in
+   * order) have delivered every policy and binding created before it. Then the canary goes.
+   */
+  private void awaitAdmissionInForce() {
+    String policy =
+        """
+        {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy",
+         "metadata":{"name":"%1$s"},
+         "spec":{"failurePolicy":"Fail","matchConstraints":{"resourceRules":[{"apiGroups":[""],
+           "apiVersions":["v1"],"operations":["CREATE"],"resources":["configmaps"]}]},
+          "validations":[{"expression":"object.metadata.name != '%1$s'"}]}}
+        """
+            .formatted(CANARY);
+    String binding =
+        """
+        {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding",
+         "metadata":{"name":"%1$s"},"spec":{"policyName":"%1$s","validationActions":["Deny"]}}
+        """
+            .formatted(CANARY);
+    var json = admin().getKubernetesSerialization();
+    admin()
+        .genericKubernetesResources(VAP)
+        .resource(
+            json.unmarshal(policy, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
+        .forceConflicts()
+        .serverSideApply();
+    awaitTypeChecked(CANARY);
+    admin()
+        .genericKubernetesResources(VAP_BINDING)
+        .resource(
+            json.unmarshal(
+                binding, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
+        .forceConflicts()
+        .serverSideApply();
+    var canary =
+        new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+            .withNewMetadata()
+            .withName(CANARY)
+            .withNamespace("default")
+            .endMetadata()
+            .build();
+    await(
+        "admission policies in force (canary refused)",
+        Duration.ofSeconds(60),
+        () -> {
+          try {
+            admin().configMaps().inNamespace("default").resource(canary).dryRun().create();
+            return false;
+          } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            if (e.getCode() == 422 || e.getCode() == 400 || e.getCode() == 403) {
+              return true;
+            }
+            throw e;
+          }
+        });
+    admin().genericKubernetesResources(VAP_BINDING).withName(CANARY).delete();
+    admin().genericKubernetesResources(VAP).withName(CANARY).delete();
   }
 
   private static final io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext VAP =
