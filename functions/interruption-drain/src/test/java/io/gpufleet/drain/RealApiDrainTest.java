@@ -334,18 +334,25 @@ class RealApiDrainTest {
     DrainOutcome outcome =
         drainOnSpotWarning(service, "i-0feed000000000051", Instant.now().minusSeconds(100));
 
-    // Then the budget refused every eviction, and at the deadline the pod was force-deleted
+    // Then the budget refused every eviction, and at the deadline the pod was force-deleted (the
+    // outcome counts it among the pods that left the node)
     String key = ns.name() + "/" + pod.getMetadata().getName();
-    assertThat(outcome.podsNotEvicted())
-        .singleElement()
-        .satisfies(
-            r -> {
-              assertThat(r.pod()).isEqualTo(key);
-              assertThat(r.status()).isEqualTo(PodReport.Status.FORCE_DELETED);
-            });
+    assertThat(outcome.podsEvicted()).containsExactly(key);
+    assertThat(outcome.podsNotEvicted()).isEmpty();
     assertThat(cluster.evictions(ns.name()))
         .isNotEmpty()
         .allSatisfy(e -> assertThat(e.code()).isEqualTo(429));
+    // by a DELETE of the opt-in identity, as the API server recorded it
+    assertThat(cluster.auditEvents())
+        .filteredOn(e -> e.verb().equals("delete") && e.resource().equals("pods"))
+        .filteredOn(e -> e.namespace().equals(ns.name()))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.name()).isEqualTo(pod.getMetadata().getName());
+              assertThat(e.code()).isEqualTo(200);
+              assertThat(e.groups()).contains("gpufleet-drain-force");
+            });
     RealCluster.await(
         "the force-deleted pod gone",
         RealNamespace.WAIT,

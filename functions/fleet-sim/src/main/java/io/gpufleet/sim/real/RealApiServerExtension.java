@@ -52,6 +52,7 @@ public final class RealApiServerExtension implements BeforeAllCallback, Paramete
       RuntimeException failed = null;
       try {
         started = RealCluster.start(K8sBinaries.locate());
+        started.installCrds();
         started.applyManifests(Manifests.all(Manifests.repoRoot()));
         started.defaultIdentity(configuredIdentity());
       } catch (RuntimeException e) {

@@ -295,6 +295,72 @@ public final class RealCluster implements AutoCloseable {
     admin().genericKubernetesResources(VAP).withName(CANARY).delete();
   }
 
+  /**
+   * The custom resources the functions use, from our own reduced CRDs on the classpath ({@code
+   * /crds/nodepool.yaml}: karpenter.sh/v1 NodePool; {@code /crds/scaledobject.yaml}: keda.sh
+   * ScaledObject): not Karpenter's or KEDA's, but the same group/version/kind/scope and a
+   * structural schema of the fields the functions read and write.
+   */
+  public static final List<String> CRDS = List.of("/crds/nodepool.yaml", "/crds/scaledobject.yaml");
+
+  /** Installs {@link #CRDS} (server-side apply, idempotent) and waits until they are served. */
+  public void installCrds() {
+    for (String resource : CRDS) {
+      io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition crd;
+      try (var in = RealCluster.class.getResourceAsStream(resource)) {
+        if (in == null) {
+          throw new IllegalStateException("no " + resource + " on the classpath");
+        }
+        crd = admin().apiextensions().v1().customResourceDefinitions().load(in).item();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read " + resource, e);
+      }
+      admin()
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .resource(crd)
+          .forceConflicts()
+          .serverSideApply();
+      String name = crd.getMetadata().getName();
+      var version = crd.getSpec().getVersions().get(0);
+      var ctx =
+          new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder()
+              .withGroup(crd.getSpec().getGroup())
+              .withVersion(version.getName())
+              .withKind(crd.getSpec().getNames().getKind())
+              .withPlural(crd.getSpec().getNames().getPlural())
+              .withNamespaced("Namespaced".equals(crd.getSpec().getScope()))
+              .build();
+      await(
+          "CRD " + name + " Established and served",
+          Duration.ofSeconds(60),
+          () -> {
+            var c = admin().apiextensions().v1().customResourceDefinitions().withName(name).get();
+            boolean established =
+                c != null
+                    && c.getStatus() != null
+                    && c.getStatus().getConditions() != null
+                    && c.getStatus().getConditions().stream()
+                        .anyMatch(
+                            k -> "Established".equals(k.getType()) && "True".equals(k.getStatus()));
+            if (!established) {
+              return false;
+            }
+            try {
+              if (ctx.isNamespaceScoped()) {
+                admin().genericKubernetesResources(ctx).inAnyNamespace().list();
+              } else {
+                admin().genericKubernetesResources(ctx).list();
+              }
+              return true;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+              return false;
+            }
+          });
+    }
+  }
+
   private static final io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext VAP =
       new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder()
           .withGroup("admissionregistration.k8s.io")
@@ -731,8 +797,9 @@ public final class RealCluster implements AutoCloseable {
   }
 
   /**
-   * The controllers a drain and its tests depend on (kube-controller-manager names; the default set
-   * would also run node lifecycle, endpoints, certificates and more that nothing here needs).
+   * The controllers the functions and their tests depend on (kube-controller-manager names; the
+   * default set would also run node lifecycle, endpoints, certificates and more that nothing here
+   * needs).
    */
   static final List<String> CONTROLLERS =
       List.of(
@@ -742,7 +809,9 @@ public final class RealCluster implements AutoCloseable {
           "statefulset-controller",
           "garbage-collector-controller",
           "namespace-controller",
-          "pod-garbage-collector-controller");
+          "pod-garbage-collector-controller",
+          // type-checks admission policies' CEL and reports it in their status
+          "validatingadmissionpolicy-status-controller");
 
   private static void stopAfterFailure(
       List<ManagedProcess> processes, ManagedProcess watchdog, Thread hook) {
