@@ -395,8 +395,12 @@ class RealApiScheduleTest {
     assertThat(deployment.getSpec().getTemplate()).isEqualTo(chatBefore.getSpec().getTemplate());
     assertThat(deployment.getMetadata().getAnnotations())
         .isEqualTo(chatBefore.getMetadata().getAnnotations());
-    assertThat(deployment.getMetadata().getManagedFields())
-        .anySatisfy(e -> assertThat(e.getSubresource()).isEqualTo("scale"));
+    // (the API server's audit log: the schedule's only write to it was an update of its Scale)
+    assertThat(ns.cluster().auditEvents())
+        .filteredOn(e -> e.groups().contains("gpufleet-schedule"))
+        .filteredOn(e -> e.namespace().equals(ns.name()) && e.name().equals("chat"))
+        .extracting(e -> e.verb() + " " + e.apiGroup() + "/" + e.rbacResource() + " " + e.code())
+        .containsExactly("update apps/deployments/scale 200");
     // the original replicas are remembered in the namespace's state ConfigMap
     assertThat(state(ns, "Deployment.chat").path("original").toString())
         .isEqualTo("{\"replicas\":2}");
