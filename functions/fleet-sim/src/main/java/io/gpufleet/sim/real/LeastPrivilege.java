@@ -167,7 +167,11 @@ public final class LeastPrivilege {
    * The report of {@code function} from the cluster's audit log so far and the repo's manifests.
    */
   public static Report report(RealCluster cluster, String function) {
-    Path root = Manifests.repoRoot();
+    return report(function, cluster.auditEvents(), Manifests.repoRoot());
+  }
+
+  /** The report of {@code function} from {@code events} and the manifests under {@code root}. */
+  public static Report report(String function, List<RealCluster.AuditEvent> events, Path root) {
     var identities =
         java.util.Arrays.stream(FunctionIdentity.values())
             .filter(i -> i.function().equals(function))
@@ -179,9 +183,7 @@ public final class LeastPrivilege {
     identities.forEach(i -> groups.addAll(i.groups()));
     var grants = grants(Manifests.rbacOf(root, function), groups);
     var requests =
-        cluster.auditEvents().stream()
-            .filter(e -> identities.stream().anyMatch(i -> isIdentity(e, i)))
-            .toList();
+        events.stream().filter(e -> identities.stream().anyMatch(i -> isIdentity(e, i))).toList();
     var uses = new LinkedHashMap<Grant, Integer>();
     var denied = new ArrayList<RealCluster.AuditEvent>();
     var ungranted = new ArrayList<RealCluster.AuditEvent>();
