@@ -1,0 +1,120 @@
+package io.gpufleet.cost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.sim.DemoFleet;
+import io.gpufleet.sim.SimCluster;
+import io.gpufleet.sim.SimTime;
+import io.gpufleet.sim.aws.AwsEmulatorExtension;
+import io.gpufleet.sim.lambda.LambdaRuntime.Mode;
+import io.gpufleet.sim.lambda.RuntimeTier;
+import io.gpufleet.sim.lambda.SamTemplate;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import software.amazon.awssdk.services.eks.EksClient;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Lambda runtime tier: the shaded cost report jar under the Runtime Interface Emulator with the
+ * real runtime interface client, configured from template.yaml, in both credential modes; EKS, EC2
+ * and S3 from moto, the cluster simulated.
+ */
+class CostLambdaRuntimeIT {
+  static final String FUNCTION = "CostReportFunction";
+  static final String BUCKET = "gpufleet-cost-reports-it";
+
+  @RegisterExtension
+  static final AwsEmulatorExtension AWS =
+      AwsEmulatorExtension.forServices("eks", "ec2", "s3", "events", "pricing");
+
+  @TempDir static Path work;
+  static Path root;
+  SimCluster cluster;
+
+  @BeforeAll
+  static void createTheClusterAndTheBucket() {
+    root = RuntimeTier.repositoryRoot();
+    try (var eks = AWS.emulator().clients().build(EksClient.builder());
+        var s3 = AWS.emulator().clients().build(S3Client.builder())) {
+      eks.createCluster(
+          r ->
+              r.name(DemoFleet.CLUSTER)
+                  .version("1.31")
+                  .roleArn("arn:aws:iam::123456789012:role/eks-cluster-role")
+                  .resourcesVpcConfig(v -> v.subnetIds("subnet-0a1b2c3d4e5f60001")));
+      s3.createBucket(r -> r.bucket(BUCKET));
+    }
+  }
+
+  @BeforeEach
+  void startTheDemoFleet() {
+    cluster = SimCluster.start(SimTime.realTime());
+    DemoFleet.populate(cluster);
+  }
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void shouldWriteTheDailyReportWithTheCredentialsLambdaHandsOut(Mode mode) throws IOException {
+    // Given the daily schedule's payload for this hour
+    var payload =
+        (ObjectNode)
+            Json.MAPPER.readTree(
+                root.resolve("events/cost-report/scheduled-daily-report.json").toFile());
+    payload.put("scheduledTime", Instant.now().truncatedTo(ChronoUnit.HOURS).toString());
+    var setup =
+        new RuntimeTier.Setup(
+            root.resolve("template.yaml"),
+            FUNCTION,
+            new SamTemplate.Stack(
+                "gpufleet-" + mode.name().toLowerCase().replace('_', '-'),
+                AWS.emulator().region().id(),
+                "123456789012",
+                Map.of("ClusterName", DemoFleet.CLUSTER),
+                Map.of("CostReportBucket", BUCKET)),
+            RuntimeTier.lambdaJar(root.resolve("functions/cost-report")),
+            AWS.emulator().endpoint(),
+            cluster.url(),
+            work);
+
+    // When the function runs under the emulator
+    var r =
+        RuntimeTier.run(
+            setup,
+            mode,
+            Json.MAPPER.writeValueAsBytes(payload),
+            Map.of(),
+            RuntimeTier.runtimeLib());
+
+    // Then it reports every node of the cluster and writes the report to the template's bucket
+    assertThat(r.invocation().status()).as(String.join("\n", r.output())).isEqualTo(200);
+    assertThat(r.body().path("status").asText()).as(r.invocation().body()).isEqualTo("REPORTED");
+    assertThat(r.body().path("nodes").asInt()).isEqualTo(DemoFleet.NODES.size());
+    assertThat(r.aws())
+        .anySatisfy(
+            c -> {
+              assertThat(c.service()).isEqualTo("s3");
+              assertThat(c.method()).isEqualTo("PUT");
+              assertThat(c.path()).startsWith("/" + BUCKET + "/");
+            });
+    assertThat(r.aws()).extracting(c -> c.service()).contains("eks", "ec2");
+    assertThat(RuntimeTier.lifecycleProblems(r)).as(String.join("\n", r.output())).isEmpty();
+    assertThat(RuntimeTier.telemetryProblems(r)).isEmpty();
+  }
+}
