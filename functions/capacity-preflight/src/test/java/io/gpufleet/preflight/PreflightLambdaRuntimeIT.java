@@ -51,8 +51,15 @@ class PreflightLambdaRuntimeIT {
                   .version("1.31")
                   .roleArn("arn:aws:iam::123456789012:role/eks-cluster-role")
                   .resourcesVpcConfig(v -> v.subnetIds("subnet-0a1b2c3d4e5f60001")));
-      s3.createBucket(r -> r.bucket(BUCKET));
+      for (Mode mode : Mode.values()) {
+        s3.createBucket(r -> r.bucket(bucket(mode)));
+      }
     }
+  }
+
+  /** One results bucket per mode: the bucket's dedupe markers make a repeated run a no-op. */
+  static String bucket(Mode mode) {
+    return BUCKET + "-" + mode.name().toLowerCase().replace('_', '-');
   }
 
   @BeforeEach
@@ -79,7 +86,7 @@ class PreflightLambdaRuntimeIT {
                 AWS.emulator().region().id(),
                 "123456789012",
                 Map.of("ClusterName", CLUSTER),
-                Map.of("PreflightResultsBucket", BUCKET)),
+                Map.of("PreflightResultsBucket", bucket(mode))),
             RuntimeTier.lambdaJar(root.resolve("functions/capacity-preflight")),
             AWS.emulator().endpoint(),
             cluster.url(),
@@ -92,7 +99,8 @@ class PreflightLambdaRuntimeIT {
     assertThat(r.invocation().status()).as(String.join("\n", r.output())).isEqualTo(200);
     var outcome = r.body();
     assertThat(outcome.path("status").asText()).as(r.invocation().body()).isEqualTo("REPORTED");
-    assertThat(outcome.path("reportUri").asText()).startsWith("s3://" + BUCKET + "/preflight/");
+    assertThat(outcome.path("reportUri").asText())
+        .startsWith("s3://" + bucket(mode) + "/preflight/");
     assertThat(outcome.path("report").path("regions").size()).isEqualTo(6);
     assertThat(r.aws()).extracting(c -> c.service()).contains("eks", "ec2", "s3");
     assertThat(RuntimeTier.lifecycleProblems(r)).as(String.join("\n", r.output())).isEmpty();

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,6 +24,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.ec2.model.InstanceType;
+import software.amazon.awssdk.services.ec2.model.ResourceType;
+import software.amazon.awssdk.services.ec2.model.Tag;
 import software.amazon.awssdk.services.eks.EksClient;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -41,13 +46,37 @@ class CostLambdaRuntimeIT {
 
   @TempDir static Path work;
   static Path root;
+  static List<String> instanceIds;
   SimCluster cluster;
 
   @BeforeAll
-  static void createTheClusterAndTheBucket() {
+  static void createTheClusterItsInstancesAndTheBucket() {
     root = RuntimeTier.repositoryRoot();
     try (var eks = AWS.emulator().clients().build(EksClient.builder());
+        var ec2 = AWS.emulator().clients().build(Ec2Client.builder());
         var s3 = AWS.emulator().clients().build(S3Client.builder())) {
+      String ami = ec2.describeImages(r -> r.owners("amazon")).images().get(0).imageId();
+      instanceIds =
+          ec2
+              .runInstances(
+                  r ->
+                      r.imageId(ami)
+                          .instanceType(InstanceType.G6_E_12_XLARGE)
+                          .minCount(2)
+                          .maxCount(2)
+                          .placement(p -> p.availabilityZone("us-east-1a"))
+                          .tagSpecifications(
+                              t ->
+                                  t.resourceType(ResourceType.INSTANCE)
+                                      .tags(
+                                          Tag.builder()
+                                              .key("kubernetes.io/cluster/" + DemoFleet.CLUSTER)
+                                              .value("owned")
+                                              .build())))
+              .instances()
+              .stream()
+              .map(i -> i.instanceId())
+              .toList();
       eks.createCluster(
           r ->
               r.name(DemoFleet.CLUSTER)
@@ -59,9 +88,20 @@ class CostLambdaRuntimeIT {
   }
 
   @BeforeEach
-  void startTheDemoFleet() {
+  void startTheClusterWithANodePerInstance() {
     cluster = SimCluster.start(SimTime.realTime());
-    DemoFleet.populate(cluster);
+    for (int i = 0; i < instanceIds.size(); i++) {
+      cluster.create(
+          SimCluster.gpuNode(
+              "ip-10-0-1-" + (10 + i) + ".ec2.internal",
+              instanceIds.get(i),
+              "us-east-1a",
+              "g6e.12xlarge",
+              "on-demand",
+              null,
+              "gpu-ng",
+              4));
+    }
   }
 
   @AfterEach
@@ -105,7 +145,7 @@ class CostLambdaRuntimeIT {
     // Then it reports every node of the cluster and writes the report to the template's bucket
     assertThat(r.invocation().status()).as(String.join("\n", r.output())).isEqualTo(200);
     assertThat(r.body().path("status").asText()).as(r.invocation().body()).isEqualTo("REPORTED");
-    assertThat(r.body().path("nodes").asInt()).isEqualTo(DemoFleet.NODES.size());
+    assertThat(r.body().path("nodes").asInt()).isEqualTo(instanceIds.size());
     assertThat(r.aws())
         .anySatisfy(
             c -> {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.json.Json;
 import io.gpufleet.sim.DemoFleet;
+import io.gpufleet.sim.DemoWorkloads;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
 import io.gpufleet.sim.aws.AwsEmulatorExtension;
@@ -60,8 +61,7 @@ class ScheduleLambdaRuntimeIT {
   @BeforeEach
   void startTheDemoFleet() {
     cluster = SimCluster.start(SimTime.realTime());
-    DemoFleet.populate(cluster);
-    DemoFleet.populateNodePools(cluster);
+    DemoWorkloads.populate(cluster);
   }
 
   @AfterEach
@@ -97,7 +97,14 @@ class ScheduleLambdaRuntimeIT {
     var outcome = r.body();
     assertThat(outcome.path("status").asText()).as(r.invocation().body()).isEqualTo("RECONCILED");
     assertThat(outcome.path("window").asText()).isEqualTo("off-hours");
-    assertThat(outcome.path("changes").size()).isGreaterThan(0);
+    assertThat(outcome.path("changes").size()).as(r.invocation().body()).isGreaterThan(0);
+    assertThat(
+            cluster
+                .objects()
+                .require("NodePool", null, "gpu-h100")
+                .at("/spec/disruption/budgets/0/nodes")
+                .asText())
+        .isEqualTo("50%");
     assertThat(r.aws())
         .anySatisfy(
             c -> {

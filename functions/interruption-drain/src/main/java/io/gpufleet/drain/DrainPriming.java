@@ -64,7 +64,9 @@ final class DrainPriming implements Resource {
   @Override
   public void afterRestore(org.crac.Context<? extends Resource> context) {
     int renewed = SnapStart.afterRestore();
-    LOG.info(
-        "snapstart afterRestore: renewed {} credentials, token and connection holders", renewed);
+    SnapStart.log(
+        LOG,
+        "snapstart afterRestore: renewed {} credentials, token and connection holders",
+        renewed);
   }
 }

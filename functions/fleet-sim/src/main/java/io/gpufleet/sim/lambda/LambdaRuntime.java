@@ -20,16 +20,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.zip.ZipFile;
 
 /**
  * One Lambda execution environment on loopback, run the way the {@code java21} managed runtime runs
- * a function: the deployment package unpacked as the task root (the working directory, from which
- * the runtime interface client's customer class loader loads the handler), the Runtime Interface
- * Emulator as the Lambda service ({@code aws-lambda-rie}, built from its Go module), and the real
- * runtime interface client ({@code com.amazonaws.services.lambda.runtime.api.client.AWSLambda}) as
- * the runtime, with the JVM options of the managed runtime's bootstrap and the handler as the last
- * argument.
+ * a function: the deployment package as the task root ({@code lib/<jar>}; the working directory,
+ * from which the runtime interface client's customer class loader loads the handler), the Runtime
+ * Interface Emulator as the Lambda service ({@code aws-lambda-rie}, built from its Go module), and
+ * the real runtime interface client ({@code
+ * com.amazonaws.services.lambda.runtime.api.client.AWSLambda}) as the runtime, with the JVM options
+ * of the managed runtime's bootstrap and the handler as the last argument.
  *
  * <p>Two credential modes, as Lambda hands them out:
  *
@@ -88,7 +87,7 @@ public final class LambdaRuntime implements AutoCloseable {
       LambdaPlatform platform,
       Path workDir) {
     try {
-      Path task = unpacked(jar, workDir.getParent());
+      Path task = packaged(jar, workDir.getParent());
       int invokePort = freePort();
       int runtimePort = freePort();
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -279,10 +278,12 @@ public final class LambdaRuntime implements AutoCloseable {
   }
 
   /**
-   * The jar unpacked as Lambda unpacks a deployment package, once per jar (and its modification
-   * time) under {@code cache}: runs of one test class share it (the runtime writes nothing there).
+   * The deployment package as {@code sam build} makes it (the root Makefile): the shaded jar,
+   * unchanged, in {@code lib/} of the task root, from where the runtime interface client's customer
+   * class loader loads every jar. Laid out once per jar (and its modification time) under {@code
+   * cache}, shared by the runs of one test class (the runtime writes nothing there).
    */
-  private static Path unpacked(Path jar, Path cache) throws IOException {
+  private static Path packaged(Path jar, Path cache) throws IOException {
     Path task =
         cache.resolve(
             "task-"
@@ -291,35 +292,14 @@ public final class LambdaRuntime implements AutoCloseable {
                 + Files.getLastModifiedTime(jar).toMillis()
                 + "-"
                 + Files.size(jar));
-    Path done = task.resolve(".unpacked");
+    Path lib = task.resolve("lib").resolve(jar.getFileName());
     synchronized (LambdaRuntime.class) {
-      if (!Files.exists(done)) {
-        Files.createDirectories(task);
-        unzip(jar, task);
-        Files.createFile(done);
+      if (!Files.exists(lib)) {
+        Files.createDirectories(lib.getParent());
+        Files.copy(jar, lib);
       }
     }
     return task;
-  }
-
-  private static void unzip(Path jar, Path dir) throws IOException {
-    try (var zip = new ZipFile(jar.toFile())) {
-      for (var entries = zip.entries(); entries.hasMoreElements(); ) {
-        var entry = entries.nextElement();
-        Path target = dir.resolve(entry.getName()).normalize();
-        if (!target.startsWith(dir)) {
-          throw new IOException("zip entry outside the task root: " + entry.getName());
-        }
-        if (entry.isDirectory()) {
-          Files.createDirectories(target);
-        } else {
-          Files.createDirectories(target.getParent());
-          try (var in = zip.getInputStream(entry)) {
-            Files.copy(in, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-          }
-        }
-      }
-    }
   }
 
   /**

@@ -221,21 +221,27 @@ public final class RuntimeTier {
 
   /**
    * How the function's JSON logs and EMF metrics disagree with the template's Powertools variables
-   * (empty when they agree): every structured log line names the service {@code
-   * POWERTOOLS_SERVICE_NAME}, every EMF record uses the namespace {@code
-   * POWERTOOLS_METRICS_NAMESPACE} with the service as a dimension, and there is at least one of
-   * each.
+   * (empty when they agree): no log line names another service than {@code
+   * POWERTOOLS_SERVICE_NAME}, the lines of the invocation's own thread and the SnapStart lifecycle
+   * lines name it, every EMF record uses the namespace {@code POWERTOOLS_METRICS_NAMESPACE} with
+   * the service as a dimension, and there is at least one of each. (Lines logged on worker threads
+   * carry no Powertools context: service and request id are null there; see {@link
+   * #contextlessLogLines}.)
    */
   public static List<String> telemetryProblems(Result r) {
     var problems = new ArrayList<String>();
     String service = r.function().environment().get("POWERTOOLS_SERVICE_NAME");
     String namespace = r.function().environment().get("POWERTOOLS_METRICS_NAMESPACE");
     var logs = r.logs();
-    if (logs.isEmpty()) {
-      problems.add("no JSON log line");
+    if (logs.stream().noneMatch(l -> !l.path("function_request_id").isNull())) {
+      problems.add("no JSON log line inside the invocation");
     }
     for (var l : logs) {
-      if (!String.valueOf(service).equals(l.path("service").asText(null))) {
+      String named = l.path("service").isNull() ? null : l.path("service").asText(null);
+      boolean mustName =
+          !l.path("function_request_id").isNull()
+              || l.path("message").asText().startsWith("snapstart ");
+      if ((named != null || mustName) && !String.valueOf(service).equals(named)) {
         problems.add("log line without service " + service + ": " + l);
       }
     }
@@ -255,6 +261,13 @@ public final class RuntimeTier {
       }
     }
     return problems;
+  }
+
+  /** Log lines with neither service nor request id (logged off the invocation's thread). */
+  public static List<JsonNode> contextlessLogLines(Result r) {
+    return r.logs().stream()
+        .filter(l -> l.path("service").isNull() && l.path("function_request_id").isNull())
+        .toList();
   }
 
   private static int indexOf(List<String> lines, String text) {
