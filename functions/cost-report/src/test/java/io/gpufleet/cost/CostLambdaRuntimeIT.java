@@ -2,8 +2,6 @@ package io.gpufleet.cost;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gpufleet.core.json.Json;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
@@ -13,8 +11,6 @@ import io.gpufleet.sim.lambda.RuntimeTier;
 import io.gpufleet.sim.lambda.SamTemplate;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -111,13 +107,13 @@ class CostLambdaRuntimeIT {
 
   @ParameterizedTest
   @EnumSource(Mode.class)
-  void shouldWriteTheDailyReportWithTheCredentialsLambdaHandsOut(Mode mode) throws IOException {
-    // Given the daily schedule's payload for this hour
-    var payload =
-        (ObjectNode)
-            Json.MAPPER.readTree(
-                root.resolve("events/cost-report/scheduled-daily-report.json").toFile());
-    payload.put("scheduledTime", Instant.now().truncatedTo(ChronoUnit.HOURS).toString());
+  void shouldWriteTheMonthToDateReportWithTheCredentialsLambdaHandsOut(Mode mode)
+      throws IOException {
+    // Given the operator's month-to-date payload (moto's instances were launched just now, so a
+    // report of yesterday would find none of them running)
+    byte[] payload =
+        java.nio.file.Files.readAllBytes(
+            root.resolve("events/cost-report/direct-invoke-month-to-date.json"));
     var setup =
         new RuntimeTier.Setup(
             root.resolve("template.yaml"),
@@ -134,13 +130,7 @@ class CostLambdaRuntimeIT {
             work);
 
     // When the function runs under the emulator
-    var r =
-        RuntimeTier.run(
-            setup,
-            mode,
-            Json.MAPPER.writeValueAsBytes(payload),
-            Map.of(),
-            RuntimeTier.runtimeLib());
+    var r = RuntimeTier.run(setup, mode, payload, Map.of(), RuntimeTier.runtimeLib());
 
     // Then it reports every node of the cluster and writes the report to the template's bucket
     assertThat(r.invocation().status()).as(String.join("\n", r.output())).isEqualTo(200);
