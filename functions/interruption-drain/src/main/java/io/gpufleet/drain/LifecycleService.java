@@ -468,7 +468,7 @@ final class LifecycleService {
         new Continuation(
             r.action().originalEventId(), r.round() + 1, r.firstReceived(), r.beats().get());
     var body = LifecycleEvents.continuationEnvelope(r.action(), c, clock.instant());
-    continuations.schedule(Json.write(body), Duration.between(clock.instant(), next));
+    continuations.schedule(Json.write(body), config.checkInterval());
   }
 
   /** Heartbeats every LIFECYCLE_HEARTBEAT_INTERVAL on a virtual thread while the drain runs. */
