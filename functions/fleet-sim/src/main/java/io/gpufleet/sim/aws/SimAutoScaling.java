@@ -76,14 +76,32 @@ public final class SimAutoScaling {
   }
 
   /** An instance enters the hook's wait state; returns its lifecycle action token. */
-  public synchronized String hold(
+  public String hold(
       String group,
       String hook,
       String instanceId,
       String transition,
       Duration heartbeatTimeout,
       String defaultResult) {
-    String token = UUID.randomUUID().toString();
+    return hold(
+        group,
+        hook,
+        instanceId,
+        transition,
+        heartbeatTimeout,
+        defaultResult,
+        UUID.randomUUID().toString());
+  }
+
+  /** As above, with the token a sample event carries. */
+  public synchronized String hold(
+      String group,
+      String hook,
+      String instanceId,
+      String transition,
+      Duration heartbeatTimeout,
+      String defaultResult,
+      String token) {
     pending.put(
         token,
         new Pending(
@@ -212,6 +230,27 @@ public final class SimAutoScaling {
             + "</Message></Error><RequestId>"
             + UUID.randomUUID()
             + "</RequestId></ErrorResponse>");
+  }
+
+  /**
+   * Holds the action a lifecycle event (EventBridge envelope) describes, with its token, so the
+   * event can be replayed against this service. Returns false for any other payload.
+   */
+  public boolean holdFor(com.fasterxml.jackson.databind.JsonNode event, Duration heartbeatTimeout) {
+    var d = event.path("detail");
+    if (!"aws.autoscaling".equals(event.path("source").asText())
+        || !d.hasNonNull("LifecycleActionToken")) {
+      return false;
+    }
+    hold(
+        d.path("AutoScalingGroupName").asText(),
+        d.path("LifecycleHookName").asText(),
+        d.path("EC2InstanceId").asText(),
+        d.path("LifecycleTransition").asText(),
+        heartbeatTimeout,
+        "ABANDON",
+        d.path("LifecycleActionToken").asText());
+    return true;
   }
 
   /** For tests: how many actions are still waiting. */
