@@ -13,10 +13,14 @@ import java.time.Duration;
 import java.time.Instant;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 
-/** Lambda entry: decode, hand to the service, answer with the outcomes, flush metrics. */
+/**
+ * Lambda entry: decode, hand to the service, answer with the outcomes, flush metrics. Takes an
+ * EventBridge event directly or an SQS batch of them ({@link SqsBatch}): a batch is answered with
+ * {@code batchItemFailures} naming only the messages to retry.
+ */
 public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
   static final Duration REPORT_RESERVE = Duration.ofSeconds(5);
-  private final EventDecoder decoder = new EventDecoder();
+  private final EventDecoder decoder;
   private final DrainService service;
   private final MetricsSink metrics;
   private final Clock clock;
@@ -54,6 +58,7 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
     this.metrics = metrics;
     this.clock = clock;
     this.resources = resources;
+    this.decoder = new EventDecoder(clock);
   }
 
   @Override
@@ -63,6 +68,13 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
     Instant hardStop =
         clock.instant().plusMillis(context.getRemainingTimeInMillis()).minus(REPORT_RESERVE);
     try {
+      var batch = SqsBatch.parse(payload);
+      if (batch.isPresent()) {
+        var result =
+            PowertoolsLogging.withLogging(context, () -> handleBatch(batch.get(), hardStop));
+        output.write(Json.MAPPER.writeValueAsBytes(result.response()));
+        return;
+      }
       var outcomes =
           PowertoolsLogging.withLogging(
               context, () -> service.handle(decoder.decode(payload), hardStop));
@@ -70,6 +82,43 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
     } finally {
       metrics.flush();
     }
+  }
+
+  /**
+   * Every message of an SQS batch at once (one virtual thread each, so a batch of warnings for
+   * different nodes drains them side by side). A message whose handling threw (the cluster was
+   * unreachable) is reported for retry; a rejected or handled one is not, so it is deleted.
+   */
+  public SqsBatch.Result handleBatch(SqsBatch batch, Instant hardStop) {
+    var outcomes = new java.util.ArrayList<java.util.List<io.gpufleet.drain.model.DrainOutcome>>();
+    var failed = new java.util.ArrayList<String>();
+    try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+      var futures =
+          new java.util.ArrayList<
+              java.util.concurrent.Future<java.util.List<io.gpufleet.drain.model.DrainOutcome>>>();
+      for (SqsBatch.Message m : batch.messages()) {
+        futures.add(pool.submit(() -> service.handle(decoder.decode(m.body()), hardStop)));
+      }
+      for (int i = 0; i < futures.size(); i++) {
+        var message = batch.messages().get(i);
+        try {
+          outcomes.add(futures.get(i).get());
+        } catch (java.util.concurrent.ExecutionException e) {
+          failed.add(message.messageId());
+          outcomes.add(java.util.List.of());
+          org.slf4j.LoggerFactory.getLogger(DrainHandler.class)
+              .warn(
+                  "SQS message {} will be retried: {}",
+                  message.messageId(),
+                  e.getCause().toString());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          failed.add(message.messageId());
+          outcomes.add(java.util.List.of());
+        }
+      }
+    }
+    return new SqsBatch.Result(batch, outcomes, failed);
   }
 
   /**

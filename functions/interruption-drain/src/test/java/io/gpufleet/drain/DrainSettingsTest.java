@@ -44,7 +44,11 @@ class DrainSettingsTest {
                       EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN),
                   DrainKind.HEALTH_SCHEDULED, EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN),
                   DrainKind.REBALANCE, EnumSet.of(Action.TAINT, Action.CORDON),
-                  DrainKind.STATE_CHANGE, EnumSet.of(Action.CORDON, Action.DRAIN)));
+                  DrainKind.STATE_CHANGE, EnumSet.of(Action.CORDON, Action.DRAIN),
+                  DrainKind.CAPACITY_RESERVATION_INTERRUPTION,
+                      EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN),
+                  DrainKind.CAPACITY_BLOCK_EXPIRING,
+                      EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN)));
     }
 
     @Test

@@ -9,7 +9,9 @@ public enum DrainKind {
   SPOT_INTERRUPTION("spot-interruption"),
   REBALANCE("rebalance"),
   STATE_CHANGE("state-change"),
-  HEALTH_SCHEDULED("health-scheduled");
+  HEALTH_SCHEDULED("health-scheduled"),
+  CAPACITY_RESERVATION_INTERRUPTION("capacity-reservation-interruption"),
+  CAPACITY_BLOCK_EXPIRING("capacity-block-expiring");
 
   private final String label;
 
@@ -31,7 +33,14 @@ public enum DrainKind {
       case FleetEvent.RebalanceRecommendation r -> REBALANCE;
       case FleetEvent.InstanceStateChange c -> STATE_CHANGE;
       case FleetEvent.HealthScheduledChange h -> HEALTH_SCHEDULED;
+      case FleetEvent.CapacityReservationInterruption c -> CAPACITY_RESERVATION_INTERRUPTION;
+      case FleetEvent.CapacityBlockExpiring b -> CAPACITY_BLOCK_EXPIRING;
     };
+  }
+
+  /** Every label, comma-separated, for error messages. */
+  public static String labels() {
+    return String.join(", ", Arrays.stream(values()).map(DrainKind::label).toList());
   }
 
   @Override

@@ -23,7 +23,68 @@ public record DrainOutcome(
     List<String> podsEvicted,
     List<PodReport> podsNotEvicted,
     List<PodReport> podsSkipped,
-    List<PodReport> gracePeriodCapped) {
+    List<PodReport> gracePeriodCapped,
+    String region) {
+
+  /** An outcome whose region is set later ({@link #withRegion}). */
+  public DrainOutcome(
+      String eventId,
+      String kind,
+      String instanceId,
+      String cluster,
+      String node,
+      Status status,
+      String message,
+      Set<Action> actions,
+      Instant receivedAt,
+      Instant deadline,
+      Boolean deadlineMet,
+      Timings timings,
+      List<String> podsEvicted,
+      List<PodReport> podsNotEvicted,
+      List<PodReport> podsSkipped,
+      List<PodReport> gracePeriodCapped) {
+    this(
+        eventId,
+        kind,
+        instanceId,
+        cluster,
+        node,
+        status,
+        message,
+        actions,
+        receivedAt,
+        deadline,
+        deadlineMet,
+        timings,
+        podsEvicted,
+        podsNotEvicted,
+        podsSkipped,
+        gracePeriodCapped,
+        null);
+  }
+
+  /** The same outcome for the event's region (the envelope's {@code region}). */
+  public DrainOutcome withRegion(String eventRegion) {
+    return new DrainOutcome(
+        eventId,
+        kind,
+        instanceId,
+        cluster,
+        node,
+        status,
+        message,
+        actions,
+        receivedAt,
+        deadline,
+        deadlineMet,
+        timings,
+        podsEvicted,
+        podsNotEvicted,
+        podsSkipped,
+        gracePeriodCapped,
+        eventRegion);
+  }
 
   public enum Status {
     /** Every evictable pod is gone. */
@@ -34,9 +95,12 @@ public record DrainOutcome(
     CORDONED,
     /** The same event id was already handled (or is being handled) for this node. */
     DUPLICATE,
-    /** No node of this cluster has that instance as providerID. */
+    /**
+     * No node of this cluster has that instance as providerID (another cluster's instance, or one
+     * whose node is already gone).
+     */
     NOT_IN_CLUSTER,
-    /** A state-change for an instance whose node is already gone. */
+    /** The node was deleted while the drain was claiming it. */
     NODE_GONE,
     /** Nothing to do for this kind (configuration or event says so). */
     NO_ACTION,
