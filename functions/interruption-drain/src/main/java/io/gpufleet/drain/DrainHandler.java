@@ -58,7 +58,7 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
     this.metrics = metrics;
     this.clock = clock;
     this.resources = resources;
-    this.decoder = new EventDecoder(clock);
+    this.decoder = new EventDecoder(clock, System.getenv("AWS_REGION"));
   }
 
   @Override

@@ -116,6 +116,7 @@ public final class EventDecoder {
               EventDecoder::capacityBlockDelivered);
 
   private final Clock clock;
+  private final String defaultRegion;
 
   /** Receipt time (for events that arrive without one) from the system clock. */
   public EventDecoder() {
@@ -123,7 +124,16 @@ public final class EventDecoder {
   }
 
   public EventDecoder(Clock clock) {
+    this(clock, null);
+  }
+
+  /**
+   * {@code defaultRegion} (the function's own, {@code AWS_REGION}) stands in for an envelope
+   * without {@code region}: EventBridge delivers an event in the region it happened in.
+   */
+  public EventDecoder(Clock clock, String defaultRegion) {
     this.clock = clock;
+    this.defaultRegion = defaultRegion == null || defaultRegion.isBlank() ? null : defaultRegion;
   }
 
   /** Whether this decoder has a parser for the envelope's (source, detail-type). */
@@ -155,8 +165,11 @@ public final class EventDecoder {
     }
     String id = id(root);
     String region = text(root, "region");
+    if (region == null || region.isBlank()) {
+      region = defaultRegion;
+    }
     try {
-      EventMeta meta = meta(root, clock.instant());
+      EventMeta meta = meta(root, clock.instant(), region);
       var kind = new Kind(meta.source(), meta.detailType());
       DetailParser parser = PARSERS.get(kind);
       if (parser == null) {
@@ -195,7 +208,8 @@ public final class EventDecoder {
    * The envelope. {@code detail_type} and {@code customer_event_id} are accepted in place of {@code
    * detail-type} and {@code id}: the EC2 user guide's Capacity Block samples spell them so.
    */
-  private static EventMeta meta(JsonNode root, Instant receivedAt) throws InvalidEvent {
+  private static EventMeta meta(JsonNode root, Instant receivedAt, String region)
+      throws InvalidEvent {
     String id =
         root.has("id") || !root.has("customer_event_id")
             ? required(root, "id", "envelope")
@@ -215,14 +229,17 @@ public final class EventDecoder {
             ? receivedAt
             : instant(timeText, "envelope field 'time'");
     String account = text(root, "account");
-    String region = text(root, "region");
     List<String> resources = new ArrayList<>();
     JsonNode res = root.get("resources");
     if (res != null && !res.isNull()) {
-      if (!res.isArray()) {
+      if (res.isTextual()) {
+        // the EC2 user guide's interruptible-reservation sample prints one ARN as a string
+        resources.add(res.asText());
+      } else if (!res.isArray()) {
         throw new InvalidEvent("envelope field 'resources' must be an array");
+      } else {
+        res.forEach(r -> resources.add(r.asText()));
       }
-      res.forEach(r -> resources.add(r.asText()));
     }
     return new EventMeta(id, source, detailType, account, region, time, List.copyOf(resources));
   }

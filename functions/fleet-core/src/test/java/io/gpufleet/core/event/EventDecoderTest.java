@@ -415,6 +415,31 @@ class EventDecoderTest {
     }
 
     @Test
+    void shouldReadResourcesGivenAsOneString() {
+      var payload =
+          envelope(
+              "aws.ec2",
+              EventDecoder.SPOT_WARNING,
+              "{\"instance-id\": \"" + INSTANCE + "\", \"instance-action\": \"terminate\"}",
+              "\"arn:aws:ec2:us-west-2:123456789012:instance/" + INSTANCE + "\"");
+
+      assertThat(decoded(payload).meta().resources())
+          .containsExactly("arn:aws:ec2:us-west-2:123456789012:instance/" + INSTANCE);
+    }
+
+    @Test
+    void shouldTakeTheFunctionsRegionForAnEnvelopeWithoutOne() {
+      var payload =
+          spot("{\"instance-id\": \"" + INSTANCE + "\", \"instance-action\": \"terminate\"}")
+              .replace("\"region\": \"us-west-2\",", "");
+      var inRegion = new EventDecoder(java.time.Clock.systemUTC(), "eu-west-1");
+
+      var event = ((Decoded) inRegion.decodeString(payload)).event();
+
+      assertThat(event.meta().region()).isEqualTo("eu-west-1");
+    }
+
+    @Test
     void shouldTreatAnUnknownKindWithoutDetailAsNoAction() {
       var payload =
           """
@@ -641,8 +666,8 @@ class EventDecoderTest {
               spot(spotOk).replace("\"2023-04-05T11:58:00Z\"", "1680695880"),
               "'time' must be a string"),
           arguments(
-              "resources is a string",
-              envelope("aws.ec2", EventDecoder.SPOT_WARNING, spotOk, "\"i-0abcd1234ef567890\""),
+              "resources is a number",
+              envelope("aws.ec2", EventDecoder.SPOT_WARNING, spotOk, "42"),
               "'resources' must be an array"),
           arguments(
               "missing detail",
