@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.type.TypeFactory;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.drain.DrainHandler;
@@ -33,13 +34,6 @@ import java.util.stream.Stream;
  * outcome. No credentials, no network beyond loopback, no Docker.
  */
 final class SimulateCommand {
-  private static final Set<String> DRAIN_TYPES =
-      Set.of(
-          "EC2 Spot Instance Interruption Warning",
-          "EC2 Instance Rebalance Recommendation",
-          "EC2 Instance State-change Notification",
-          "AWS Health Event");
-
   private final PrintStream out;
   private final PrintStream err;
 
@@ -61,14 +55,109 @@ final class SimulateCommand {
     double speed = args.number("speed", 20, 1, 1000);
     boolean json = args.flag("json");
     List<Path> files = eventFiles(eventsDir);
-    var time = new SimTime(Instant.now(), speed);
-    try (var cluster = SimCluster.start(time);
+    var publisher = new Recorders.RecordingPublisher();
+    var notifier = new Recorders.RecordingNotifier();
+    var metrics = new Recorders.RecordingMetrics();
+    // the other functions' simulations read their samples as JSON: only readable files go there
+    var readable = new ArrayList<Path>();
+    for (Path file : files) {
+      if (readObject(file) != null) {
+        readable.add(file);
+      }
+    }
+    try (var cluster = SimCluster.start(new SimTime(Instant.now(), speed));
         KubernetesClient client = cluster.newClient()) {
       DemoFleet.populate(cluster);
       DemoFleet.populateNodePools(cluster);
-      var publisher = new Recorders.RecordingPublisher();
-      var notifier = new Recorders.RecordingNotifier();
-      var metrics = new Recorders.RecordingMetrics();
+      if (!json) {
+        err.printf(
+            "GPU Fleet Ops simulate: account 123456789012 (us-east-1), cluster %s with %d GPU nodes and %d pods;"
+                + " simulated time runs x%.0f; replaying %d event files from %s, each on a fresh"
+                + " copy of the cluster%n",
+            DemoFleet.CLUSTER,
+            DemoFleet.NODES.size(),
+            DemoFleet.podCount(cluster),
+            speed,
+            files.size(),
+            eventsDir);
+      }
+      var replays = new ArrayList<Replay>();
+      for (Path file : files) {
+        String name = file.getFileName().toString();
+        JsonNode event = readObject(file);
+        byte[] raw = Files.readAllBytes(file);
+        if (event != null
+            && (BudgetsSimulation.handles(event) || PreflightSimulation.handles(event))) {
+          continue; // replayed by the disruption schedule's / capacity preflight's simulation below
+        }
+        String type = event == null ? "" : event.path("detail-type").asText();
+        if (event != null && !EventDecoder.knows(event.path("source").asText(), type)) {
+          replays.add(new Replay(name, "-", List.of(), "no function handles '" + type + "' yet"));
+          continue;
+        }
+        if (!json) {
+          err.printf("  %s -> interruption-drain ...%n", name);
+        }
+        // every file on a fresh cluster, so samples that reuse an event id do not collide
+        try (var drain = DrainSim.start(speed, metrics, publisher, notifier)) {
+          byte[] payload =
+              event == null ? raw : io.gpufleet.sim.SimEvents.rebase(event, drain.time.now());
+          replays.add(new Replay(name, "interruption-drain", invoke(drain.handler, payload), null));
+          if (type.startsWith("EC2 Spot")
+              && replays.stream().noneMatch(r -> r.file().endsWith("(delivered again)"))) {
+            replays.add(
+                new Replay(
+                    name + " (delivered again)",
+                    "interruption-drain",
+                    invoke(drain.handler, payload),
+                    null));
+          }
+        }
+      }
+      var preflight = new PreflightSimulation(err);
+      var preflightReplays = preflight.replay(readable, client, json);
+      if (json) {
+        var all = new ArrayList<Object>();
+        replays.forEach(r -> all.addAll(r.outcomes()));
+        preflightReplays.forEach(r -> all.add(r.outcome()));
+        out.println(Json.writePretty(all));
+      } else {
+        print(replays, metrics, publisher, notifier);
+        new BudgetsSimulation(out, err).run(readable);
+        preflight.print(preflightReplays, out);
+      }
+      CostSimulation.run(out, err, json);
+      return 0;
+    }
+  }
+
+  /** The file as a JSON object, or null when it is not one (the drain then rejects it). */
+  static JsonNode readObject(Path file) {
+    try {
+      JsonNode node = Json.readPayload(Files.readAllBytes(file));
+      return node != null && node.isObject() ? node : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** The demo fleet on a fresh simulated cluster and the real drain handler over it. */
+  static final class DrainSim implements AutoCloseable {
+    final SimTime time;
+    final SimCluster cluster;
+    final KubernetesClient client;
+    final DrainHandler handler;
+
+    private DrainSim(
+        double speed,
+        Recorders.RecordingMetrics metrics,
+        Recorders.RecordingPublisher publisher,
+        Recorders.RecordingNotifier notifier) {
+      time = new SimTime(Instant.now(), speed);
+      cluster = SimCluster.start(time);
+      client = cluster.newClient();
+      DemoFleet.populate(cluster);
+      DemoFleet.populateCapacityBlock(cluster);
       var service =
           DrainWiring.service(
               client,
@@ -78,75 +167,23 @@ final class SimulateCommand {
               notifier,
               time.clock(),
               time.sleeper());
-      var drain = new DrainHandler(service, metrics, time.clock());
+      handler = new DrainHandler(service, metrics, time.clock());
       // load the client and model classes before the clock matters (simulated time runs fast)
       service.dryRun(DemoFleet.NODES.get(0).instanceId());
-      if (!json) {
-        err.printf(
-            "GPU Fleet Ops simulate: account 123456789012 (us-east-1), cluster %s with %d GPU nodes and %d pods;"
-                + " simulated time runs x%.0f; replaying %d event files from %s%n",
-            DemoFleet.CLUSTER,
-            DemoFleet.NODES.size(),
-            DemoFleet.podCount(cluster),
-            speed,
-            files.size(),
-            eventsDir);
-      }
-      var replays = new ArrayList<Replay>();
-      byte[] firstDrainEvent = null;
-      String firstDrainFile = null;
-      for (Path file : files) {
-        JsonNode event = Json.MAPPER.readTree(Files.readAllBytes(file));
-        String type = event.path("detail-type").asText();
-        if (BudgetsSimulation.handles(event)) {
-          continue;
-        }
-        if (PreflightSimulation.handles(event)) {
-          continue; // replayed by the capacity preflight's simulation below
-        }
-        if (!DRAIN_TYPES.contains(type)) {
-          replays.add(
-              new Replay(
-                  file.getFileName().toString(),
-                  "-",
-                  List.of(),
-                  "no function handles '" + type + "' yet"));
-          continue;
-        }
-        byte[] payload = io.gpufleet.sim.SimEvents.rebase(event, time.now());
-        if (!json) {
-          err.printf("  %s -> interruption-drain ...%n", file.getFileName());
-        }
-        replays.add(
-            new Replay(
-                file.getFileName().toString(), "interruption-drain", invoke(drain, payload), null));
-        if (firstDrainEvent == null && type.startsWith("EC2 Spot")) {
-          firstDrainEvent = payload;
-          firstDrainFile = file.getFileName().toString();
-        }
-      }
-      if (firstDrainEvent != null) {
-        replays.add(
-            new Replay(
-                firstDrainFile + " (delivered again)",
-                "interruption-drain",
-                invoke(drain, firstDrainEvent),
-                null));
-      }
-      var preflight = new PreflightSimulation(err);
-      var preflightReplays = preflight.replay(files, client, json);
-      if (json) {
-        var all = new ArrayList<Object>();
-        replays.forEach(r -> all.addAll(r.outcomes()));
-        preflightReplays.forEach(r -> all.add(r.outcome()));
-        out.println(Json.writePretty(all));
-      } else {
-        print(replays, metrics, publisher, notifier);
-        new BudgetsSimulation(out, err).run(files);
-        preflight.print(preflightReplays, out);
-      }
-      CostSimulation.run(out, err, json);
-      return 0;
+    }
+
+    static DrainSim start(
+        double speed,
+        Recorders.RecordingMetrics metrics,
+        Recorders.RecordingPublisher publisher,
+        Recorders.RecordingNotifier notifier) {
+      return new DrainSim(speed, metrics, publisher, notifier);
+    }
+
+    @Override
+    public void close() {
+      client.close();
+      cluster.close();
     }
   }
 
