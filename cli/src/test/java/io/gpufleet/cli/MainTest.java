@@ -217,8 +217,14 @@ class MainTest {
       var kinds = new TreeSet<String>();
       json.forEach(o -> kinds.add(o.path("kind").asText() + "/" + o.path("status").asText()));
       assertThat(kinds)
-          .contains("capacity-reservation-interruption/DRAINED")
-          .anyMatch(k -> k.startsWith("capacity-block-expiring/"));
+          .anyMatch(
+              k ->
+                  k.equals("capacity-reservation-interruption/DRAINED")
+                      || k.equals("capacity-reservation-interruption/PARTIAL"))
+          .anyMatch(
+              k ->
+                  k.equals("capacity-block-expiring/DRAINED")
+                      || k.equals("capacity-block-expiring/PARTIAL"));
     }
 
     @Test
