@@ -38,6 +38,7 @@ step() {
 }
 
 step cfn-lint "$CFN_LINT" template.yaml
+step drain-delivery "$VENV/bin/python" deploy/check-drain-delivery.py template.yaml
 step sam-validate "$SAM" validate --lint --template-file template.yaml
 # Without --use-container SAM builds in this process: the Makefile runs Maven with the local JDK.
 step sam-build "$SAM" build --template-file template.yaml
