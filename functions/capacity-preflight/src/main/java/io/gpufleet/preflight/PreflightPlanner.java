@@ -5,6 +5,7 @@ import io.gpufleet.core.catalog.InstanceCatalog;
 import io.gpufleet.core.catalog.InstanceSpec;
 import io.gpufleet.core.catalog.QuotaBucket;
 import io.gpufleet.core.pricing.HourlyPrice;
+import io.gpufleet.core.pricing.PricingEndpoint;
 import io.gpufleet.preflight.model.CapacityBlockOffer;
 import io.gpufleet.preflight.model.EntryChoice;
 import io.gpufleet.preflight.model.Plan;
@@ -99,6 +100,7 @@ public final class PreflightPlanner {
     boolean anyPrice = false;
     boolean complete = true;
     String currency = null;
+    String regionCurrency = PricingEndpoint.currencyFor(region);
 
     for (PlanEntry entry : plan.entries()) {
       var zonesHere =
@@ -195,15 +197,26 @@ public final class PreflightPlanner {
                 .min(Comparator.naturalOrder())
                 .orElse(null);
         source = unit == null ? null : "spot-history";
-        if (unit != null && currency == null) {
-          currency = "USD";
+        if (unit != null) {
+          // Spot price history is in the region's own currency (CNY in China)
+          currency = regionCurrency;
         }
       } else {
         HourlyPrice p = facts.onDemandPrices().get(chosen);
-        if (p != null) {
+        if (p != null && !p.currency().equals(regionCurrency)) {
+          notes.add(
+              "On-Demand price of "
+                  + chosen
+                  + " in "
+                  + p.currency()
+                  + " not added: "
+                  + region
+                  + " is priced in "
+                  + regionCurrency);
+        } else if (p != null) {
           unit = p.perHour();
           source = p.source().name().toLowerCase(Locale.ROOT);
-          currency = currency == null ? p.currency() : currency;
+          currency = regionCurrency;
         }
       }
       if (unit == null) {

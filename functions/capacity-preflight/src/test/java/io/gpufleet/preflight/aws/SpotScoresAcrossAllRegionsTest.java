@@ -77,7 +77,8 @@ class SpotScoresAcrossAllRegionsTest {
             clients,
             "us-east-1",
             OnDemandPrices.none(),
-            PreflightSettings.defaults(),
+            // a generous region timeout: 17 regions on a busy 2-core machine must not turn UNKNOWN
+            PreflightSettings.defaults().withRegionTimeout(java.time.Duration.ofMinutes(2)),
             Clock.fixed(NOW, ZoneOffset.UTC))
         .run(plan, List.of(), "test");
   }
