@@ -6,8 +6,9 @@ import java.util.Locale;
  * The Pricing API is served from a few endpoint regions, unrelated to the priced region, and never
  * across partitions (credentials of one partition are not valid in another): the commercial
  * partition from us-east-1 (also eu-central-1, ap-south-1), China from cn-northwest-1 (prices in
- * CNY). GovCloud (and the isolated partitions) have no Pricing endpoint: their prices come from the
- * cache or the static table, never from a call to another partition.
+ * CNY). GovCloud (and the isolated and European Sovereign Cloud partitions, whose Pricing endpoint
+ * this code does not know) have none: their prices come from the cache or the static table, never
+ * from a call to another partition.
  */
 public final class PricingEndpoint {
   private PricingEndpoint() {}
@@ -32,6 +33,9 @@ public final class PricingEndpoint {
     }
     if (r.startsWith("us-isof-")) {
       return "aws-iso-f";
+    }
+    if (r.startsWith("eusc-")) {
+      return "aws-eusc";
     }
     return "aws";
   }

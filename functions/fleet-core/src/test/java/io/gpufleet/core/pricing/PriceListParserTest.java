@@ -80,6 +80,7 @@ class PriceListParserTest {
     assertThat(PricingEndpoint.partitionOf("us-gov-east-1")).isEqualTo("aws-us-gov");
     assertThat(PricingEndpoint.hasPricingEndpoint("us-gov-west-1")).isFalse();
     assertThat(PricingEndpoint.hasPricingEndpoint("cn-northwest-1")).isTrue();
+    assertThat(PricingEndpoint.hasPricingEndpoint("eusc-de-east-1")).isFalse();
     assertThatThrownBy(() -> PricingEndpoint.endpointRegionFor("us-gov-west-1"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no Pricing API endpoint in partition aws-us-gov");
