@@ -171,7 +171,7 @@ public final class PrometheusUtilisation implements UtilisationSource {
                 + "&time="
                 + at);
     var builder = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET();
-    sign(uri).forEach((k, v) -> v.forEach(x -> builder.header(k, x)));
+    signedHeaders(uri).forEach((k, v) -> v.forEach(x -> builder.header(k, x)));
     HttpResponse<String> resp;
     try {
       resp = http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
@@ -203,7 +203,7 @@ public final class PrometheusUtilisation implements UtilisationSource {
     return out;
   }
 
-  private Map<String, List<String>> sign(URI uri) {
+  Map<String, List<String>> signedHeaders(URI uri) {
     var region = ampRegion(uri);
     if (region.isEmpty() || credentials.isEmpty()) {
       return Map.of();
