@@ -384,48 +384,17 @@ final class CostBench {
       long htmlBytes,
       boolean reconciled) {}
 
+  /** One run's report (tests). */
+  static io.gpufleet.cost.model.CostReport reportOnce(Fleet fleet, Clock clock) {
+    var service = service(fleet, clock, new AtomicInteger(), new SizeOnlyStore());
+    service.run(new CostReportService.Request("24h", null, false), CostReportService.Progress.NONE);
+    return service.lastReport();
+  }
+
   static Run runOnce(Fleet fleet, Clock clock, AtomicInteger apiCalls) {
-    PricingApi api =
-        (region, type) -> {
-          apiCalls.incrementAndGet();
-          try {
-            Thread.sleep(50); // a Pricing API round trip
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return StaticPrices.facts(type).map(StaticPrices.InstanceFacts::usdPerHour);
-        };
     // what an S3 upload leaves behind in the function: nothing but the sizes
     var store = new SizeOnlyStore();
-    OnDemandPriceChain prices =
-        OnDemandPricing.create(Optional.of(api), new Settings(Map.of()), Optional.of(store), clock);
-    ClusterReader cluster =
-        new ClusterReader() {
-          @Override
-          public List<ClusterNode> nodes() {
-            return fleet.nodes();
-          }
-
-          @Override
-          public List<ClusterPod> pods() {
-            return fleet.pods();
-          }
-        };
-    InstanceReader ec2 = (String c, Collection<String> ids) -> fleet.instances();
-    SpotPriceHistory spot = (Set<String> types, Instant s, Instant e) -> fleet.spot();
-    var service =
-        new CostReportService(
-            CostSettings.defaults("bench"),
-            "us-east-1",
-            cluster,
-            ec2,
-            spot,
-            prices,
-            store,
-            new CostReporter(MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE),
-            clock,
-            w -> fleet.commitments(),
-            (w, n) -> fleet.utilisation());
+    var service = service(fleet, clock, apiCalls, store);
     long t0 = System.nanoTime();
     CostReportService.Progress progress =
         Boolean.getBoolean("gpufleet.bench.phases")
@@ -442,6 +411,48 @@ final class CostBench {
         store.sizes.get(prefix + "cost.csv"),
         store.sizes.get(prefix + "cost.html"),
         report.reconciliation().balanced());
+  }
+
+  static CostReportService service(
+      Fleet fleet, Clock clock, AtomicInteger apiCalls, SizeOnlyStore store) {
+    PricingApi api =
+        (region, type) -> {
+          apiCalls.incrementAndGet();
+          try {
+            Thread.sleep(50); // a Pricing API round trip
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return StaticPrices.facts(type).map(StaticPrices.InstanceFacts::usdPerHour);
+        };
+    OnDemandPriceChain prices =
+        OnDemandPricing.create(Optional.of(api), new Settings(Map.of()), Optional.of(store), clock);
+    ClusterReader cluster =
+        new ClusterReader() {
+          @Override
+          public List<ClusterNode> nodes() {
+            return fleet.nodes();
+          }
+
+          @Override
+          public List<ClusterPod> pods() {
+            return fleet.pods();
+          }
+        };
+    InstanceReader ec2 = (String c, Collection<String> ids) -> fleet.instances();
+    SpotPriceHistory spot = (Set<String> types, Instant s, Instant e) -> fleet.spot();
+    return new CostReportService(
+        CostSettings.defaults("bench"),
+        "us-east-1",
+        cluster,
+        ec2,
+        spot,
+        prices,
+        store,
+        new CostReporter(MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE),
+        clock,
+        w -> fleet.commitments(),
+        (w, n) -> fleet.utilisation());
   }
 
   /** A blob store that keeps only the size of what was put (the report leaves by upload). */

@@ -109,6 +109,8 @@ public final class ReportBuilder {
     var podCost = new HashMap<String, BigDecimal>();
     var nsGpuPodCost = new HashMap<String, BigDecimal>();
     var hourly = new HourlySeries(w);
+    // unrounded GPU-hours for the reconciliation (rows carry them rounded to 3 decimals)
+    double[] gpuBalance = new double[3];
     int podCount = 0;
     var countedPods = new java.util.HashSet<String>();
     for (NodeRecord n : inventory.nodes()) {
@@ -243,6 +245,7 @@ public final class ReportBuilder {
       for (int i = 0; i < pods.size(); i++) {
         PodRecord p = pods.get(i);
         double g = demands[i].gpuHours() * scaleGpu;
+        gpuBalance[1] += g;
         String team = p.team() == null ? "(none)" : p.team();
         Double podUtil = g > 0 ? util.podPercent().get(p.namespace() + "/" + p.name()) : null;
         if (cpuOnlyShares != null && demands[i].gpuHours() <= 0) {
@@ -304,6 +307,8 @@ public final class ReportBuilder {
                 in.rule().name()));
       }
       double idleGpu = Math.max(0, gpuCapacity - gpuRequested);
+      gpuBalance[0] += gpuCapacity;
+      gpuBalance[2] += idleGpu;
       NodeGpus ng = n.gpus();
       Double nodeUtil = n.accelerators() > 0 ? util.nodePercent().get(n.nodeName()) : null;
       BigDecimal utilIdle =
@@ -446,7 +451,7 @@ public final class ReportBuilder {
             : cpuOnly,
         tokens,
         hourly.points(),
-        reconcile(nodeCosts, rows),
+        reconcile(nodeCosts, rows, gpuBalance),
         rows);
   }
 
@@ -695,29 +700,31 @@ public final class ReportBuilder {
             : null);
   }
 
-  private static CostReport.Reconciliation reconcile(List<NodeCost> nodes, List<Row> rows) {
+  /**
+   * Money from the rows (exact cents); GPU-hours from the unrounded per-node figures ({@code gpu}:
+   * capacity, requested, idle), as the rows round each to 3 decimals.
+   */
+  private static CostReport.Reconciliation reconcile(
+      List<NodeCost> nodes, List<Row> rows, double[] gpu) {
     BigDecimal nodeCost = BigDecimal.ZERO;
-    double cap = 0;
     for (NodeCost n : nodes) {
       nodeCost = nodeCost.add(n.effectiveCost());
-      cap += n.gpuCapacityHours();
     }
     BigDecimal allocated = BigDecimal.ZERO;
     BigDecimal idle = BigDecimal.ZERO;
-    double req = 0;
-    double idleH = 0;
     for (Row r : rows) {
       if (CostReport.IDLE.equals(r.namespace())) {
         idle = idle.add(r.effectiveCost());
-        idleH += r.gpuHours();
       } else {
         allocated = allocated.add(r.effectiveCost());
-        req += r.gpuHours();
       }
     }
+    double cap = gpu[0];
+    double req = gpu[1];
+    double idleH = gpu[2];
     boolean balanced =
         allocated.add(idle).compareTo(nodeCost) == 0
-            && Math.abs(req + idleH - cap) <= Math.max(0.01, cap * 1e-6);
+            && Math.abs(req + idleH - cap) <= Math.max(1e-6, cap * 1e-9);
     return new CostReport.Reconciliation(
         nodeCost, allocated, idle, round3(cap), round3(req), round3(idleH), balanced);
   }
