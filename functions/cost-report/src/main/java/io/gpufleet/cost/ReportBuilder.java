@@ -103,7 +103,11 @@ public final class ReportBuilder {
     var sources = new TreeMap<String, Long>();
     Utilisation util = in.utilisation();
     var gpuNodes = new ArrayList<CostReport.GpuNode>();
-    var cpuOnly = new ArrayList<CostReport.CpuOnlyPod>();
+    // the costliest CPU-only pods (a bounded min-heap by their dearest rule): all are counted and
+    // priced in the KPIs, CPU_ONLY_LISTED are listed
+    var cpuOnly =
+        new java.util.PriorityQueue<CostReport.CpuOnlyPod>(
+            Comparator.comparing(ReportBuilder::dearest));
     var cpuOnlyByRule = new LinkedHashMap<String, BigDecimal>();
     int cpuOnlyCount = 0;
     var podCost = new HashMap<String, BigDecimal>();
@@ -268,6 +272,9 @@ public final class ReportBuilder {
                   n.instanceType(),
                   round3(hours(spans.get(i)[0], spans.get(i)[1])),
                   byRule));
+          if (cpuOnly.size() > CPU_ONLY_LISTED) {
+            cpuOnly.poll();
+          }
         }
         podCost.merge(p.namespace() + "/" + p.name(), eff.pods()[i], BigDecimal::add);
         nsGpuPodCost.merge(p.namespace(), g > 0 ? eff.pods()[i] : BigDecimal.ZERO, BigDecimal::add);
@@ -412,13 +419,8 @@ public final class ReportBuilder {
     rollups.put("team", rowRollup(rows, Row::team));
 
     var tokens = TokenCosts.of(util.tokens(), podCost, nsGpuPodCost);
-    cpuOnly.sort(
-        Comparator.comparing(
-                (CostReport.CpuOnlyPod c) ->
-                    c.costByRule().values().stream()
-                        .max(BigDecimal::compareTo)
-                        .orElse(BigDecimal.ZERO))
-            .reversed());
+    var cpuOnlyListed = new ArrayList<>(cpuOnly);
+    cpuOnlyListed.sort(Comparator.comparing(ReportBuilder::dearest).reversed());
     var kpis = kpis(nodeCosts, rows, w, podCount);
     kpis = extend(kpis, nodeCosts, gpuNodes, cpuOnlyCount, cpuOnlyByRule, tokens);
     gpuNodes.sort(Comparator.comparing(CostReport.GpuNode::node));
@@ -446,9 +448,7 @@ public final class ReportBuilder {
         rollups,
         nodeCosts,
         gpuNodes,
-        cpuOnly.size() > CPU_ONLY_LISTED
-            ? List.copyOf(cpuOnly.subList(0, CPU_ONLY_LISTED))
-            : cpuOnly,
+        cpuOnlyListed,
         tokens,
         hourly.points(),
         reconcile(nodeCosts, rows, gpuBalance),
@@ -610,6 +610,14 @@ public final class ReportBuilder {
 
   /** At most this many CPU-only pods are listed (the KPIs count and price them all). */
   static final int CPU_ONLY_LISTED = 500;
+
+  private static BigDecimal dearest(CostReport.CpuOnlyPod c) {
+    BigDecimal max = BigDecimal.ZERO;
+    for (BigDecimal v : c.costByRule().values()) {
+      max = v.compareTo(max) > 0 ? v : max;
+    }
+    return max;
+  }
 
   static List<AllocationRule> cpuOnlyRules(AllocationRule configured) {
     var out = new ArrayList<>(REFERENCE_RULES);

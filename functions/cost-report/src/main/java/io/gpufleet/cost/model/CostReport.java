@@ -1,6 +1,7 @@
 package io.gpufleet.cost.model;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.math.BigDecimal;
@@ -162,12 +163,12 @@ public record CostReport(
       BigDecimal effectiveCost,
       BigDecimal idleCost,
       String priceSource,
-      String priceDetail,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String priceDetail,
       BigDecimal commitmentSavings,
-      String gpuSharing,
-      String advertisedGpus,
-      Double utilisationPercent,
-      BigDecimal utilisationIdleCost,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String gpuSharing,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String advertisedGpus,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Double utilisationPercent,
+      @JsonInclude(JsonInclude.Include.NON_NULL) BigDecimal utilisationIdleCost,
       boolean ec2Matched,
       boolean inCluster,
       boolean endEstimated,
@@ -184,7 +185,7 @@ public record CostReport(
       double gpuRequestedHours,
       BigDecimal listCost,
       BigDecimal effectiveCost,
-      Double utilisationPercent) {}
+      @JsonInclude(JsonInclude.Include.NON_NULL) Double utilisationPercent) {}
 
   /**
    * One allocation row (a pod on a node, or the node's idle part), FOCUS column names; the columns
