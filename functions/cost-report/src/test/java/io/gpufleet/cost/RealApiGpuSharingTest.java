@@ -3,7 +3,6 @@ package io.gpufleet.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -12,9 +11,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.MemoryBlobStore;
 import io.gpufleet.cost.k8s.FabricClusterReader;
@@ -28,9 +25,6 @@ import io.gpufleet.sim.real.KwokNodes;
 import io.gpufleet.sim.real.RealApiServerTest;
 import io.gpufleet.sim.real.RealCluster;
 import io.gpufleet.sim.real.RealNamespace;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,8 +43,6 @@ import org.junit.jupiter.api.Test;
  */
 @RealApiServerTest
 class RealApiGpuSharingTest {
-  static final String GROUP = "gpufleet-cost";
-
   /** A kwok node of this namespace with the given NVIDIA resources and labels instead of GPUs. */
   static Node node(
       RealNamespace ns,
@@ -110,22 +102,6 @@ class RealApiGpuSharingTest {
                 .build())
         .create();
     return ns.awaitReadyPods(RealNamespace.labels("app", name), 1).get(0);
-  }
-
-  /** Applies deploy/rbac/cost-report.yaml and returns a client acting as the function's group. */
-  static KubernetesClient asCostFunction(RealNamespace ns) throws Exception {
-    Path rbac = Path.of("../../deploy/rbac/cost-report.yaml");
-    try (InputStream in = Files.newInputStream(rbac)) {
-      for (HasMetadata o : ns.client().load(in).items()) {
-        ns.client().resource(o).serverSideApply();
-      }
-    }
-    var config =
-        new ConfigBuilder(ns.client().getConfiguration())
-            .withImpersonateUsername("gpufleet-cost-report-test")
-            .withImpersonateGroups(GROUP)
-            .build();
-    return new KubernetesClientBuilder().withConfig(config).build();
   }
 
   /** The adapter's reads, restricted to this test's nodes and namespace (the cluster is shared). */
@@ -219,10 +195,7 @@ class RealApiGpuSharingTest {
     pod(ns, "loader-0", "p5mig", Map.of("cpu", "24", "memory", "256Gi"));
 
     // When the report runs as the function's identity
-    CostReport r;
-    try (var client = asCostFunction(ns)) {
-      r = report(ns, client, nodes);
-    }
+    CostReport r = report(ns, ns.cluster().client(), nodes);
 
     // Then every node counts its physical GPUs, and requests are converted to them
     var mig = gpuNode(r, ns.nodeName("p5mig"));
@@ -375,7 +348,8 @@ class RealApiGpuSharingTest {
     // When the report runs as the function's identity
     CostReport r;
     ClusterPod read;
-    try (var client = asCostFunction(ns)) {
+    try {
+      var client = ns.cluster().client();
       var reader = new Scoped(new FabricClusterReader(client, "team"), ns);
       read = reader.pods().stream().filter(p -> p.name().equals("dra-0")).findFirst().orElseThrow();
       assertThat(reader.notes()).isEmpty();
