@@ -74,6 +74,8 @@ final class ColdBench {
           pb.environment().put("AWS_REGION", "us-east-1");
           pb.environment().put("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "" + share.share().memoryMb());
           pb.environment().put("POWERTOOLS_LOG_LEVEL", "WARN");
+          pb.environment().put("POWERTOOLS_SERVICE_NAME", function);
+          pb.environment().put("POWERTOOLS_METRICS_NAMESPACE", "GpuFleetOps");
           pb.environment().putAll(env);
           long start = System.nanoTime();
           var p = pb.start();
@@ -83,12 +85,19 @@ final class ColdBench {
             throw new IllegalStateException("cold run did not finish within 60 s");
           }
           long ms = (System.nanoTime() - start) / 1_000_000;
-          int brace = firstJson(stdout);
-          if (p.exitValue() != 0 || brace < 0) {
+          String answer = lastLine(stdout);
+          if (p.exitValue() != 0 || answer.isEmpty()) {
             throw new IllegalStateException("cold run exited " + p.exitValue() + ": " + stdout);
           }
-          lastStatus = scenario.status(Json.MAPPER.readTree(stdout.substring(brace)));
-          allExpected &= scenario.expected().equals(lastStatus);
+          lastStatus = scenario.status(Json.MAPPER.readTree(answer));
+          if (!scenario.expected().equals(lastStatus)) {
+            allExpected = false;
+            err.println(
+                "bench cold: run "
+                    + i
+                    + " answered "
+                    + stdout.substring(0, Math.min(stdout.length(), 800)));
+          }
           coldMs.add(ms);
         } finally {
           Files.deleteIfExists(event);
@@ -111,19 +120,20 @@ final class ColdBench {
       r.put("jarMiB", Math.round(jarBytes / 1048576.0 * 100) / 100.0);
       r.put("share", share.describe());
       r.put("targetMs", TARGET_MS);
-      r.put("targetMiB", 25);
-      r.put("pass", allExpected && median <= TARGET_MS && jarBytes <= TARGET_JAR_BYTES);
+      if (function.equals("interruption-drain")) {
+        r.put("targetMiB", 25);
+      }
+      // the jar size target is the drain's (README): the other functions carry the EC2 SDK
+      boolean jarOk = !function.equals("interruption-drain") || jarBytes <= TARGET_JAR_BYTES;
+      r.put("pass", allExpected && median <= TARGET_MS && jarOk);
       return r;
     }
   }
 
-  private static int firstJson(String stdout) {
-    int a = stdout.indexOf('[');
-    int b = stdout.indexOf('{');
-    if (a < 0) {
-      return b;
-    }
-    return b < 0 ? a : Math.min(a, b);
+  /** LocalInvoker prints the handler's answer last (log lines may come before it). */
+  private static String lastLine(String stdout) {
+    String t = stdout.strip();
+    return t.substring(t.lastIndexOf('\n') + 1);
   }
 
   private static long jvmAlone(Confinement share) throws Exception {
@@ -271,7 +281,7 @@ final class ColdBench {
 
       @Override
       public String expected() {
-        return "COMPLETED";
+        return "REPORTED";
       }
 
       @Override
