@@ -39,7 +39,7 @@ final class ColdBench {
   }
 
   /** What one cold run needs: the event, the environment, and the servers behind them. */
-  private interface Scenario extends AutoCloseable {
+  interface Scenario extends AutoCloseable {
     /** Prepares run {@code n} (fresh state where a repeat would find nothing left to do). */
     Map<String, String> prepare(int n, Path event) throws Exception;
 
@@ -65,7 +65,12 @@ final class ColdBench {
         try {
           var env = scenario.prepare(i, event);
           var cmd = share.java(List.of("-jar", jar.toString(), event.toString()));
-          var pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
+          var pb =
+              new ProcessBuilder(cmd)
+                  .redirectError(
+                      Boolean.getBoolean("gpufleet.bench.childStderr")
+                          ? ProcessBuilder.Redirect.INHERIT
+                          : ProcessBuilder.Redirect.DISCARD);
           pb.environment().keySet().removeIf(k -> k.startsWith("AWS_") || k.equals("KUBECONFIG"));
           pb.environment().remove("OUTCOME_EVENT_BUS");
           pb.environment().remove("NOTIFY_TOPIC_ARN");
@@ -90,6 +95,9 @@ final class ColdBench {
             throw new IllegalStateException("cold run exited " + p.exitValue() + ": " + stdout);
           }
           lastStatus = scenario.status(Json.MAPPER.readTree(answer));
+          if (Boolean.getBoolean("gpufleet.bench.childStderr")) {
+            err.println("bench cold: run " + i + " answered " + answer);
+          }
           if (!scenario.expected().equals(lastStatus)) {
             allExpected = false;
             err.println(
@@ -118,6 +126,9 @@ final class ColdBench {
       r.put("expectedStatus", scenario.expected());
       r.put("jarBytes", jarBytes);
       r.put("jarMiB", Math.round(jarBytes / 1048576.0 * 100) / 100.0);
+      if (scenario instanceof CostColdScenario cost) {
+        r.put("pricingApiCallsToStub", cost.pricingCalls());
+      }
       r.put("share", share.describe());
       r.put("targetMs", TARGET_MS);
       if (function.equals("interruption-drain")) {
@@ -157,16 +168,12 @@ final class ColdBench {
       case "interruption-drain" -> drain();
       case "disruption-schedule" -> schedule();
       case "capacity-preflight" -> preflight();
-      default ->
-          throw new ConfigException(
-              "bench cold --function "
-                  + function
-                  + ": not measured yet (interruption-drain, disruption-schedule,"
-                  + " capacity-preflight)");
+      case "cost-report" -> CostColdScenario.start(err);
+      default -> throw new ConfigException("bench cold --function " + function + ": unknown");
     };
   }
 
-  private static String first(JsonNode answer, String field) {
+  static String first(JsonNode answer, String field) {
     JsonNode o = answer.isArray() ? answer.path(0) : answer;
     return o.path(field).asText(null);
   }

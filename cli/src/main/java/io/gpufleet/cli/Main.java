@@ -33,8 +33,12 @@ public final class Main {
         budgets apply            reconcile NodePool budgets and workload replicas for now (or --at)
                                  --policy FILE [--at 2026-03-29T02:30:00+02:00] [--dry-run] [--json]
                                  [--kubeconfig [--context C] | --cluster NAME [--region R]]
-        bench NAME               benchmarks: drain [--real], drain-burst, cold, preflight, budgets, cost
-                                 (each prints one JSON line last)
+        bench NAME               benchmarks: drain [--real], drain-burst, cold [--function F], preflight,
+                                 budgets, cost (each prints one JSON line last); the function runs in
+                                 a child JVM confined to the CPU share of a Lambda memory size
+                                 [--memory MB] (default: template.yaml's) [--unconfined]
+        bench tune FUNCTION      time and cost per invocation across memory sizes, and the cheapest
+                                 size meeting the targets   [--sizes 512,1024,...] [--runs N]
         test                     (launcher) run the whole test suite as CI does
       """;
 

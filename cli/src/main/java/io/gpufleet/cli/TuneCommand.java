@@ -41,7 +41,7 @@ final class TuneCommand {
           new Plan("budgets", List.of("--baseline=false"), "firstRunMs", true);
       case "capacity-preflight" ->
           new Plan("preflight", List.of("--baseline=false"), "wallMs", true);
-      case "cost-report" -> new Plan("cost", List.of(), "wallMs", false);
+      case "cost-report" -> new Plan("cost", List.of(), "wallMs", true);
       default ->
           throw new ConfigException(
               "bench tune: unknown function '"
