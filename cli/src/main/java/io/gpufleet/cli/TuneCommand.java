@@ -30,18 +30,36 @@ final class TuneCommand {
   }
 
   /** One function's benchmarks and which of their figures is the invocation's duration. */
-  record Plan(String warmBench, List<String> warmArgs, String durationField, boolean cold) {}
+  record Plan(
+      String warmBench,
+      List<String> warmArgs,
+      String durationField,
+      String targetField,
+      String targetLimitField,
+      boolean cold) {}
 
   static Plan plan(String function) {
     return switch (function) {
       // the handler returns once the pods are gone: that is the billed duration
       case "interruption-drain" ->
-          new Plan("drain", List.of("--baseline=false"), "allGoneMs", true);
+          new Plan(
+              "drain",
+              List.of("--baseline=false"),
+              "allGoneMs",
+              "evictionsIssuedMs",
+              "targetEvictionsIssuedMs",
+              true);
       case "disruption-schedule" ->
-          new Plan("budgets", List.of("--baseline=false"), "firstRunMs", true);
+          new Plan(
+              "budgets",
+              List.of("--baseline=false"),
+              "firstRunMs",
+              "firstRunMs",
+              "targetFirstRunMs",
+              true);
       case "capacity-preflight" ->
-          new Plan("preflight", List.of("--baseline=false"), "wallMs", true);
-      case "cost-report" -> new Plan("cost", List.of(), "wallMs", true);
+          new Plan("preflight", List.of("--baseline=false"), "wallMs", "wallMs", "targetMs", true);
+      case "cost-report" -> new Plan("cost", List.of(), "wallMs", "wallMs", "targetMs", true);
       default ->
           throw new ConfigException(
               "bench tune: unknown function '"
@@ -67,6 +85,7 @@ final class TuneCommand {
             "MEMORY",
             "CPU",
             "CONFINED",
+            "TARGET FIGURE",
             "WARM MS",
             "USD/INVOCATION",
             "COLD MS",
@@ -108,6 +127,11 @@ final class TuneCommand {
           mb + " MB",
           String.format("%.2f", share.cpus()),
           confined ? "yes" : "NO",
+          plan.targetField()
+              + " "
+              + Math.round(number(warm, plan.targetField()))
+              + " / "
+              + Math.round(number(warm, plan.targetLimitField())),
           Math.round(warmMs),
           usd(share.usdPerInvocation(warmMs)).toPlainString(),
           coldMs,
@@ -126,8 +150,9 @@ final class TuneCommand {
     }
     out.println();
     out.printf(
-        "bench tune %s (warm = %s of the %s bench; cold = fresh JVM to first event, median of %d)%n",
-        function, plan.durationField(), plan.warmBench(), runs);
+        "bench tune %s (warm = %s of the %s bench, the invocation's duration; cold = fresh JVM to"
+            + " first event, median of %d, target %d ms)%n",
+        function, plan.durationField(), plan.warmBench(), runs, ColdBench.TARGET_MS);
     out.print(table.render());
     out.printf(
         "price: %s per GB-second + %s per request (%s)%n",
