@@ -121,6 +121,11 @@ final class Confinement implements AutoCloseable {
       var g = cgroup.get();
       m.put("cgroupVersion", g.version());
       m.put("cgroup", g.dir().toString());
+      try {
+        m.put("cgroupCpuWeight", g.weight());
+      } catch (IOException | NumberFormatException e) {
+        m.put("cgroupCpuWeight", null);
+      }
       var stat = g.stat();
       m.put("cgroupPeriods", stat.getOrDefault("nr_periods", -1L));
       m.put("cgroupThrottledPeriods", stat.getOrDefault("nr_throttled", -1L));

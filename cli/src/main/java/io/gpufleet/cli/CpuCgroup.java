@@ -24,6 +24,11 @@ import java.util.Optional;
 final class CpuCgroup implements AutoCloseable {
   static final Path SYSFS = Path.of("/sys/fs/cgroup");
 
+  /** 10x the default weight (v1 cpu.shares 1024, v2 cpu.weight 100). */
+  static final long V1_SHARES = 10_240;
+
+  static final long V2_WEIGHT = 1_000;
+
   /** Which cgroup version and where new groups are made. */
   record Hierarchy(int version, Path parent) {}
 
@@ -107,11 +112,15 @@ final class CpuCgroup implements AutoCloseable {
       return Attempt.failed("cannot create " + dir + ": " + e);
     }
     try {
+      // the quota caps the group at its share; the weight (10x the default) lets it have that
+      // share on a busy host too, as Lambda reserves it: other processes cannot crowd it out
       if (h.version() == 1) {
         group.write("cpu.cfs_period_us", Long.toString(periodUs));
         group.write("cpu.cfs_quota_us", Long.toString(quotaUs));
+        group.write("cpu.shares", Long.toString(V1_SHARES));
       } else {
         group.write("cpu.max", quotaUs + " " + periodUs);
+        group.write("cpu.weight", Long.toString(V2_WEIGHT));
       }
       String readBack = group.quotaLine();
       String expected = h.version() == 1 ? quotaUs + "/" + periodUs : quotaUs + " " + periodUs;
@@ -163,6 +172,13 @@ final class CpuCgroup implements AutoCloseable {
 
   Path procsFile() {
     return dir.resolve("cgroup.procs");
+  }
+
+  /** The weight as the kernel holds it (cpu.shares in v1, cpu.weight in v2). */
+  long weight() throws IOException {
+    return Long.parseLong(
+        Files.readString(dir.resolve(hierarchy.version() == 1 ? "cpu.shares" : "cpu.weight"))
+            .trim());
   }
 
   /** The quota as the kernel holds it: "quota/period" (v1) or the cpu.max line (v2). */

@@ -30,6 +30,7 @@ class ConfinedChildTest {
     try (var share = confinementOrSkip(1024)) {
       var g = share.cgroup().orElseThrow();
       assertThat(g.quotaLine()).isIn("57886/100000", "57886 100000");
+      assertThat(g.weight()).isIn(CpuCgroup.V1_SHARES, CpuCgroup.V2_WEIGHT);
 
       // cat waits on its stdin: the process is alive while we look at it
       var p = new ProcessBuilder(share.command(List.of("/bin/cat"))).start();
