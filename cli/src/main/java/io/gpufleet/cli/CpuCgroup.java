@@ -24,10 +24,10 @@ import java.util.Optional;
 final class CpuCgroup implements AutoCloseable {
   static final Path SYSFS = Path.of("/sys/fs/cgroup");
 
-  /** 10x the default weight (v1 cpu.shares 1024, v2 cpu.weight 100). */
-  static final long V1_SHARES = 10_240;
+  /** 100x the default weight (v1 cpu.shares 1024, v2 cpu.weight 100; 10000 is v2's maximum). */
+  static final long V1_SHARES = 102_400;
 
-  static final long V2_WEIGHT = 1_000;
+  static final long V2_WEIGHT = 10_000;
 
   /** Which cgroup version and where new groups are made. */
   record Hierarchy(int version, Path parent) {}
@@ -112,7 +112,7 @@ final class CpuCgroup implements AutoCloseable {
       return Attempt.failed("cannot create " + dir + ": " + e);
     }
     try {
-      // the quota caps the group at its share; the weight (10x the default) lets it have that
+      // the quota caps the group at its share; the weight (100x the default) lets it have that
       // share on a busy host too, as Lambda reserves it: other processes cannot crowd it out
       if (h.version() == 1) {
         group.write("cpu.cfs_period_us", Long.toString(periodUs));

@@ -38,8 +38,8 @@ class CpuCgroupTest {
     assertThat(Files.readString(cpu.resolve("bench-1/cpu.cfs_quota_us"))).isEqualTo("57886");
     assertThat(Files.readString(cpu.resolve("bench-1/cpu.cfs_period_us"))).isEqualTo("100000");
     assertThat(g.quotaLine()).isEqualTo("57886/100000");
-    assertThat(Files.readString(cpu.resolve("bench-1/cpu.shares"))).isEqualTo("10240");
-    assertThat(g.weight()).isEqualTo(10_240);
+    assertThat(Files.readString(cpu.resolve("bench-1/cpu.shares"))).isEqualTo("102400");
+    assertThat(g.weight()).isEqualTo(102_400);
     assertThat(g.memberPath()).isEqualTo("/bench-1");
     // the parent's own quota is left alone
     assertThat(Files.readString(cpu.resolve("cpu.cfs_quota_us"))).isEqualTo("-1\n");
@@ -53,7 +53,7 @@ class CpuCgroupTest {
 
     assertThat(g.version()).isEqualTo(2);
     assertThat(Files.readString(root.resolve("bench-2/cpu.max"))).isEqualTo("115772 100000");
-    assertThat(Files.readString(root.resolve("bench-2/cpu.weight"))).isEqualTo("1000");
+    assertThat(Files.readString(root.resolve("bench-2/cpu.weight"))).isEqualTo("10000");
     assertThat(Files.readString(root.resolve("cgroup.subtree_control"))).isEqualTo("+cpu");
   }
 
