@@ -82,7 +82,8 @@ final class BenchCommand {
                 "regions",
                 "memory",
                 "function",
-                "sizes"),
+                "sizes",
+                "warm-runs"),
             Set.of("real", "unconfined", "baseline"));
     if (name.equals("tune")) {
       return new TuneCommand(out, err).run(args);

@@ -38,7 +38,7 @@ public final class Main {
                                  a child JVM confined to the CPU share of a Lambda memory size
                                  [--memory MB] (default: template.yaml's) [--unconfined]
         bench tune FUNCTION      time and cost per invocation across memory sizes, and the cheapest
-                                 size meeting the targets   [--sizes 512,1024,...] [--runs N]
+                                 size meeting the targets   [--sizes 512,1024,...] [--runs N] [--warm-runs N]
         test                     (launcher) run the whole test suite as CI does
       """;
 
