@@ -113,9 +113,9 @@ final class TuneCommand {
       }
       double warmMs = number(warm, plan.durationField());
       Long coldMs = cold == null ? null : (long) number(cold, "firstEventHandledMsMedian");
-      boolean pass =
-          Boolean.TRUE.equals(warm.get("pass"))
-              && (cold == null || Boolean.TRUE.equals(cold.get("pass")));
+      boolean warmMet = Boolean.TRUE.equals(warm.get("pass"));
+      boolean coldMet = cold == null || Boolean.TRUE.equals(cold.get("pass"));
+      boolean pass = warmMet && coldMet;
       @SuppressWarnings("unchecked")
       var shareInfo = (Map<String, Object>) warm.get("share");
       boolean confined = Boolean.TRUE.equals(shareInfo.get("confined"));
@@ -127,6 +127,8 @@ final class TuneCommand {
       row.put("usdPerInvocation", usd(share.usdPerInvocation(warmMs)));
       row.put("coldMs", coldMs);
       row.put("usdPerColdInvocation", coldMs == null ? null : usd(share.usdPerInvocation(coldMs)));
+      row.put("warmTargetsMet", warmMet);
+      row.put("coldTargetMet", cold == null ? null : coldMet);
       row.put("targetsMet", pass);
       row.put("warmRuns", warmRunsWanted);
       row.put(
@@ -148,18 +150,12 @@ final class TuneCommand {
           usd(share.usdPerInvocation(warmMs)).toPlainString(),
           coldMs,
           coldMs == null ? null : usd(share.usdPerInvocation(coldMs)).toPlainString(),
-          pass ? "met" : "NOT met");
+          pass
+              ? "all met"
+              : warmMet ? "warm met, cold NOT" : coldMet ? "cold met, warm NOT" : "NOT met");
     }
-    Map<String, Object> chosen = null;
-    for (var row : rows) {
-      if (Boolean.TRUE.equals(row.get("targetsMet"))
-          && (chosen == null
-              || ((BigDecimal) row.get("usdPerInvocation"))
-                      .compareTo((BigDecimal) chosen.get("usdPerInvocation"))
-                  < 0)) {
-        chosen = row;
-      }
-    }
+    Map<String, Object> chosen = cheapest(rows, "targetsMet");
+    Map<String, Object> warmOnly = cheapest(rows, "warmTargetsMet");
     out.println();
     out.printf(
         "bench tune %s (warm = %s of the %s bench, the invocation's duration; cold = fresh JVM to"
@@ -175,6 +171,14 @@ final class TuneCommand {
         chosen == null
             ? "cheapest size meeting the targets: none of the sizes tried"
             : "cheapest size meeting the targets: " + chosen.get("memoryMb") + " MB");
+    if (chosen == null) {
+      out.println(
+          warmOnly == null
+              ? "cheapest size meeting the warm targets: none either"
+              : "cheapest size meeting the warm targets (not the cold one): "
+                  + warmOnly.get("memoryMb")
+                  + " MB");
+    }
     var r = new LinkedHashMap<String, Object>();
     r.put("bench", "tune");
     r.put("function", function);
@@ -184,10 +188,26 @@ final class TuneCommand {
     r.put("priceSource", LambdaShare.PRICE_SOURCE);
     r.put("sizes", rows);
     r.put("cheapestMeetingTargetsMb", chosen == null ? null : chosen.get("memoryMb"));
+    r.put("cheapestMeetingWarmTargetsMb", warmOnly == null ? null : warmOnly.get("memoryMb"));
     r.put("templateMemoryMb", BenchCommand.TEMPLATE_MEMORY_MB.get(function));
     r.put("pass", chosen != null);
     out.println(Json.write(r));
     return chosen != null ? 0 : 1;
+  }
+
+  /** The row with the lowest cost per (warm) invocation among those where {@code flag} holds. */
+  static Map<String, Object> cheapest(List<Map<String, Object>> rows, String flag) {
+    Map<String, Object> best = null;
+    for (var row : rows) {
+      if (Boolean.TRUE.equals(row.get(flag))
+          && (best == null
+              || ((BigDecimal) row.get("usdPerInvocation"))
+                      .compareTo((BigDecimal) best.get("usdPerInvocation"))
+                  < 0)) {
+        best = row;
+      }
+    }
+    return best;
   }
 
   static List<Integer> sizes(String spec) {
