@@ -45,10 +45,10 @@ final class BenchCommand {
    */
   static final Map<String, Integer> TEMPLATE_MEMORY_MB =
       Map.of(
-          "interruption-drain", 1024,
-          "disruption-schedule", 1024,
+          "interruption-drain", 3008,
+          "disruption-schedule", 1536,
           "capacity-preflight", 1024,
-          "cost-report", 2048);
+          "cost-report", 1024);
 
   /** The share a bench gives its function: --memory MB, else the template's size. */
   static Confinement confinement(Args args, String function, String bench) {

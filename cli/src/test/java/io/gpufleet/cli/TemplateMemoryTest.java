@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class TemplateMemoryTest {
   static final Pattern RESOURCE = Pattern.compile("(?m)^  ([A-Za-z0-9]+):\\s*$");
-  static final Pattern MEMORY = Pattern.compile("(?m)^      MemorySize:\\s*(\\d+)\\s*$");
+  static final Pattern MEMORY = Pattern.compile("(?m)^      MemorySize:\\s*(\\d+)\\s*(?:#.*)?$");
   static final Pattern GLOBAL_MEMORY =
       Pattern.compile("(?ms)^Globals:\\s*\\n  Function:.*?^    MemorySize:\\s*(\\d+)\\s*$");
 
@@ -81,7 +81,7 @@ class TemplateMemoryTest {
                 "  B:",
                 "    Properties:",
                 "      Handler: b.B::handleRequest",
-                "      MemorySize: 1769",
+                "      MemorySize: 1769 # tuned",
                 ""));
     assertThat(
             Map.of(
