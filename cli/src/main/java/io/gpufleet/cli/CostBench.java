@@ -1,7 +1,6 @@
 package io.gpufleet.cli;
 
 import io.gpufleet.core.config.Settings;
-import io.gpufleet.core.json.Json;
 import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.core.outcome.Notifier;
@@ -22,13 +21,10 @@ import io.gpufleet.cost.model.Ec2Instance;
 import io.gpufleet.cost.model.Lifecycle;
 import io.gpufleet.cost.model.SpotPricePoint;
 import io.gpufleet.cost.model.Utilisation;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryType;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,7 +38,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -62,57 +57,31 @@ final class CostBench {
     this.err = err;
   }
 
-  /** Starts the child JVM and returns its JSON result (plus how it was run). */
-  Map<String, Object> run(int instances, int pods) throws Exception {
-    String java = Path(System.getProperty("java.home"));
-    var cmd =
-        List.of(
-            java,
-            HEAP,
-            "-cp",
-            System.getProperty("java.class.path"),
-            "-Dlog4j2.configurationFile=classpath:log4j2-cli.xml",
-            CostBench.class.getName(),
-            Integer.toString(instances),
-            Integer.toString(pods));
-    err.printf("bench cost: %d instances, %d pods in a child JVM (%s)...%n", instances, pods, HEAP);
-    var p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    String last = null;
-    try (var r =
-        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-      for (String line; (line = r.readLine()) != null; ) {
-        last = line;
-      }
+  /**
+   * Runs the report in a child JVM in the share, with the Lambda heap of the memory size capped at
+   * 512 MiB (the target: the report fits in 512 MiB of heap), and returns its figures.
+   */
+  Map<String, Object> run(int instances, int pods, Confinement share) throws Exception {
+    var extra = new ArrayList<String>();
+    String heap = share.share().jvmFlags().get(0);
+    if (share.share().maxHeapKib() > 512 * 1024) {
+      extra.add(HEAP);
+      heap = HEAP;
     }
-    if (!p.waitFor(5, TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      throw new IllegalStateException("bench cost: child JVM did not finish within 5 minutes");
-    }
-    if (p.exitValue() != 0 || last == null || !last.startsWith("{")) {
-      var r = new LinkedHashMap<String, Object>();
+    share.announce(err, "cost");
+    err.printf("bench cost: %d instances, %d pods in a child JVM (%s)...%n", instances, pods, heap);
+    var r = new LinkedHashMap<String, Object>();
+    try {
+      r.putAll(
+          share.runChild("cost", Map.of("instances", instances, "pods", pods), Map.of(), extra));
+    } catch (IllegalStateException e) {
       r.put("bench", "cost");
-      r.put("heap", HEAP);
-      r.put("childExit", p.exitValue());
-      r.put("error", "child JVM failed (out of memory under " + HEAP + "?); its stderr is above");
+      r.put("error", e.getMessage() + " (out of memory under " + heap + "?)");
       r.put("pass", false);
-      return r;
     }
-    @SuppressWarnings("unchecked")
-    Map<String, Object> result = Json.MAPPER.readValue(last, LinkedHashMap.class);
-    return result;
-  }
-
-  private static String Path(String javaHome) {
-    return java.nio.file.Path.of(javaHome, "bin", "java").toString();
-  }
-
-  /** The child JVM. */
-  public static void main(String[] args) throws Exception {
-    int instances = Integer.parseInt(args[0]);
-    int pods = Integer.parseInt(args[1]);
-    var result = measure(instances, pods, System.err);
-    System.out.println(Json.write(result));
-    System.exit(0);
+    r.put("heap", heap);
+    r.put("share", share.describe());
+    return r;
   }
 
   static final String[] TYPES = {
