@@ -420,7 +420,7 @@ final class BenchCommand {
     pb.environment().put("POWERTOOLS_LOG_LEVEL", "WARN");
     pb.environment().remove("OUTCOME_EVENT_BUS");
     pb.environment().remove("NOTIFY_TOPIC_ARN");
-    pb.environment().remove("SLACK_WEBHOOK_URL");
+    pb.environment().remove("SLACK_WEBHOOK_SECRET");
     long start = System.nanoTime();
     var p = pb.start();
     String stdout = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
