@@ -421,6 +421,7 @@ final class BenchCommand {
     pb.environment().remove("OUTCOME_EVENT_BUS");
     pb.environment().remove("NOTIFY_TOPIC_ARN");
     pb.environment().remove("SLACK_WEBHOOK_SECRET");
+    pb.environment().remove("SLACK_WEBHOOK_URL");
     long start = System.nanoTime();
     var p = pb.start();
     String stdout = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
