@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Template tier: cfn-lint, `sam validate --lint` and `sam build` (in-process, no Docker) on
-# template.yaml. Every step runs; the script exits non-zero if any of them failed.
+# Template tier: cfn-lint, `sam validate --lint`, the template's own rules (deploy/test_template.py:
+# alarms for every function and dead-letter queue, rules pinned to the account, no secret in an
+# environment), checkov against its committed baseline (deploy/checkov.yaml) and `sam build`
+# (in-process, no Docker) on template.yaml. Every step runs; the script exits non-zero if any failed.
 #
 #   deploy/check-template.sh                  # tools from .venv at the repository root
 #   VENV=/path/to/venv deploy/check-template.sh
@@ -10,14 +12,16 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${VENV:-$ROOT/.venv}"
 CFN_LINT="$VENV/bin/cfn-lint"
 SAM="$VENV/bin/sam"
+PYTHON="$VENV/bin/python"
+CHECKOV="$VENV/bin/checkov"
 
 # No telemetry prompt or upload from SAM CLI; a region keeps SAM from asking for one.
 export SAM_CLI_TELEMETRY=0
 export AWS_REGION="${AWS_REGION:-${AWS_DEFAULT_REGION:-us-east-1}}"
 
-for tool in "$CFN_LINT" "$SAM"; do
+for tool in "$CFN_LINT" "$SAM" "$PYTHON" "$CHECKOV"; do
   if [[ ! -x "$tool" ]]; then
-    echo "check-template: $tool not found; set VENV to the virtualenv that has cfn-lint and aws-sam-cli" >&2
+    echo "check-template: $tool not found; set VENV to the virtualenv with scripts/requirements-test.txt installed" >&2
     exit 2
   fi
 done
@@ -39,6 +43,9 @@ step() {
 
 step cfn-lint "$CFN_LINT" template.yaml
 step sam-validate "$SAM" validate --lint --template-file template.yaml
+step template-rules "$PYTHON" deploy/test_template.py
+# Every finding not suppressed in deploy/checkov.yaml (each with its reason) fails the step.
+step checkov "$CHECKOV" --config-file deploy/checkov.yaml
 # Without --use-container SAM builds in this process: the Makefile runs Maven with the local JDK.
 step sam-build "$SAM" build --template-file template.yaml
 
