@@ -48,7 +48,8 @@ step template-rules "$PYTHON" deploy/test_template.py
 # Every finding not suppressed in deploy/checkov.yaml (each with its reason) fails the step.
 step checkov "$PYTHON" deploy/checkov_gate.py "$CHECKOV"
 # Without --use-container SAM builds in this process: the Makefile runs Maven with the local JDK.
-step sam-build "$SAM" build --template-file template.yaml
+# --language-extensions: expand Fn::ForEach locally (SAM CLI leaves it off by default).
+step sam-build "$SAM" build --language-extensions --template-file template.yaml
 
 if ((${#failed[@]})); then
   echo "check-template: failed: ${failed[*]}" >&2

@@ -57,13 +57,14 @@ def refs(node):
     return out
 
 
-def statements(role):
+def statements(role, with_condition=False):
     for policy in role["Properties"].get("Policies", []):
         for st in policy["PolicyDocument"]["Statement"]:
+            condition = None
             if isinstance(st, dict) and "Fn::If" in st:
-                st = st["Fn::If"][1]
+                condition, st = st["Fn::If"][0], st["Fn::If"][1]
             if isinstance(st, dict) and "Effect" in st:
-                yield st
+                yield (condition, st) if with_condition else st
 
 
 def as_list(v):
@@ -150,7 +151,9 @@ def main():
                   f"{name}: Health rule must take statusCode [upcoming, open] only")
 
     # ---- IAM ----
-    roles = by_type("AWS::IAM::Role")
+    # Roles are not generated: read them unexpanded, so no parameter default resolves an !If away.
+    roles = {k: v for k, v in raw["Resources"].items()
+             if isinstance(v, dict) and v.get("Type") == "AWS::IAM::Role"}
     for name, role in roles.items():
         for st in statements(role):
             if "events:PutEvents" in as_list(st.get("Action")):
@@ -165,6 +168,20 @@ def main():
                       f"{name}: scheduler trust without aws:SourceAccount")
                 check("aws:SourceArn" in {**cond.get("ArnEquals", {}), **cond.get("ArnLike", {})},
                       f"{name}: scheduler trust without aws:SourceArn")
+    # S3 answers 403 for a missing key unless the caller may list the bucket: every object a role
+    # reads must have its bucket listable under the same condition, so "missing" reads as missing.
+    local = {"Bucket", "Path", "BucketAndKey", "Name"}
+    for name, role in roles.items():
+        sts = list(statements(role, with_condition=True))
+        lists = [(c, st) for c, st in sts
+                 if "s3:ListBucket" in as_list(st.get("Action")) and "Condition" not in st]
+        for cond, st in sts:
+            if "s3:GetObject" not in as_list(st.get("Action")):
+                continue
+            wanted = {r for r in refs(st.get("Resource")) if not r.startswith("AWS::")} - local
+            check(any(c in (None, cond) and wanted & refs(l.get("Resource")) for c, l in lists),
+                  f"{name}/{st.get('Sid')}: reads S3 objects without s3:ListBucket on their bucket"
+                  " (a missing key would answer 403, not 404)")
     for fn, f in functions.items():
         for ev_name, ev in f["Properties"].get("Events", {}).items():
             if ev["Type"] in ("ScheduleV2", "Schedule"):
