@@ -11,7 +11,7 @@ AWS::LanguageExtensions expansion, the one `sam build` uses). Exits non-zero nam
 - events:PutEvents is conditioned on events:source; every role the scheduler assumes is
   conditioned on aws:SourceAccount and aws:SourceArn;
 - no function environment holds a secret: no NoEcho parameter, no *_URL/*TOKEN*/*PASSWORD* value,
-  the Slack webhook only as a reference (SLACK_WEBHOOK_SECRET) with read on that one ARN.
+  the Slack webhook only as a Secrets Manager ARN (SLACK_WEBHOOK_SECRET) with read on that one ARN.
 """
 import re
 import sys
@@ -201,14 +201,14 @@ def main():
                   f"{fn}: SLACK_WEBHOOK_SECRET must be the SlackWebhookSecret reference")
             role = roles[next(iter(refs(f["Properties"]["Role"])))]
             reads = [st for st in statements(role)
-                     if set(as_list(st.get("Action"))) & {"ssm:GetParameter",
-                                                          "secretsmanager:GetSecretValue"}
-                     and "SlackWebhookSecret" in refs(st.get("Resource"))]
-            check(len(reads) == 2, f"{fn}: role must read exactly the SlackWebhookSecret ARN")
+                     if as_list(st.get("Action")) == ["secretsmanager:GetSecretValue"]
+                     and refs(st.get("Resource")) == {"SlackWebhookSecret"}]
+            check(len(reads) == 1, f"{fn}: role must read exactly the SlackWebhookSecret ARN")
     pattern = params.get("SlackWebhookSecret", {}).get("AllowedPattern", "")
-    for bad in ("https://hooks.slack.com/services/T/B/x", "arn:aws:ssm:us-east-1:1:parameter/x"):
+    for bad in ("https://hooks.slack.com/services/T/B/x", "arn:aws:ssm:us-east-1:1:parameter/x",
+                "ssm:/gpufleet/slack", "gpufleet/slack"):
         check(not re.fullmatch(pattern, bad), f"SlackWebhookSecret accepts {bad!r}")
-    for good in ("", "ssm:/gpufleet/slack",
+    for good in ("",
                  "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpufleet/slack-AbCdEf"):
         check(re.fullmatch(pattern, good), f"SlackWebhookSecret refuses {good!r}")
 

@@ -37,14 +37,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import software.amazon.awssdk.services.ssm.SsmClient;
-import software.amazon.awssdk.services.ssm.model.ParameterType;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 
 /**
- * The Slack webhook URL is a secret: a drain whose summary goes to Slack (URL read from an SSM
- * SecureString in moto, posted to a local server standing in for hooks.slack.com) must not put the
- * URL, or its token path, in any log line (every level, every logger), the handler's answer, the
- * published outcome event or the metrics; a URL for another host is refused before anything is
+ * The Slack webhook URL is a secret: a drain whose summary goes to Slack (URL read from a Secrets
+ * Manager secret in moto, posted to a local server standing in for hooks.slack.com) must not put
+ * the URL, or its token path, in any log line (every level, every logger), the handler's answer,
+ * the published outcome event or the metrics; a URL for another host is refused before anything is
  * sent, and the drain still completes.
  */
 class SlackSecretLeakTest {
@@ -61,6 +60,7 @@ class SlackSecretLeakTest {
   final List<String> logLines = new CopyOnWriteArrayList<>();
   Capture capture;
   Level rootLevel;
+  String secretArn;
 
   /** Every log event of every logger, message and throwable chain, as text. */
   final class Capture extends AbstractAppender {
@@ -126,16 +126,17 @@ class SlackSecretLeakTest {
     slack.stop(0);
   }
 
-  /** Stores the URL as a SecureString in moto and drains with Slack reading it from there. */
-  DrainHandler handlerNotifyingSlackFrom(String parameter, String url) {
+  /** Stores the URL as a secret in moto and drains with Slack reading it from there. */
+  DrainHandler handlerNotifyingSlackFrom(String name, String url) {
     var clients = AWS.emulator().clients();
-    try (var ssm = clients.build(SsmClient.builder())) {
-      ssm.putParameter(
-          r -> r.name(parameter).type(ParameterType.SECURE_STRING).value(url).overwrite(true));
+    String arn;
+    try (var secrets = clients.build(SecretsManagerClient.builder())) {
+      arn = secrets.createSecret(r -> r.name(name).secretString(url)).arn();
     }
+    secretArn = arn;
     var secret =
         new CachedSecret(
-            new SecretRef.SsmParameter(parameter),
+            new SecretRef.SecretsManagerSecret(arn),
             new AwsSecretReader(() -> clients),
             Duration.ofMinutes(5),
             time.clock());
@@ -182,7 +183,7 @@ class SlackSecretLeakTest {
   void shouldPostTheSummaryToSlackWithoutTheUrlAppearingAnywhere() throws Exception {
     // Given the webhook URL in a SecureString
     var url = "https://hooks.slack.com/services/" + TOKEN;
-    var handler = handlerNotifyingSlackFrom("/gpufleet/test/slack-ok", url);
+    var handler = handlerNotifyingSlackFrom("gpufleet/test/slack-ok", url);
 
     // When a rebalance recommendation is handled (cordon, taint, outcome, notification)
     var answer = drainRebalance(handler);
@@ -203,7 +204,7 @@ class SlackSecretLeakTest {
   void shouldRefuseAUrlForAnotherHostBeforeSendingAndStillFinishTheDrain() throws Exception {
     // Given a secret pointing at a host that is not Slack (the test route would deliver it)
     var url = "https://hooks.attacker.example/services/" + TOKEN;
-    var handler = handlerNotifyingSlackFrom("/gpufleet/test/slack-foreign", url);
+    var handler = handlerNotifyingSlackFrom("gpufleet/test/slack-foreign", url);
 
     // When
     var answer = drainRebalance(handler);
@@ -216,7 +217,7 @@ class SlackSecretLeakTest {
         .anySatisfy(
             line ->
                 assertThat(line)
-                    .contains("Slack webhook secret ssm:/gpufleet/test/slack-foreign")
+                    .contains("Slack webhook secret " + secretArn)
                     .contains("host 'hooks.attacker.example'"));
     assertThat(everythingObservable(answer)).doesNotContain(TOKEN).doesNotContain("leakcanary");
   }

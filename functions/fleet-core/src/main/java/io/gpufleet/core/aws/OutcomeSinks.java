@@ -17,9 +17,9 @@ import software.amazon.awssdk.services.sns.SnsClient;
 /**
  * Where a function's outcomes go, from the environment every function shares: {@code
  * OUTCOME_EVENT_BUS} (EventBridge), {@code NOTIFY_TOPIC_ARN} (SNS) and {@code SLACK_WEBHOOK_SECRET}
- * (where the Slack webhook URL is stored: {@code ssm:/name} or a Secrets Manager ARN; the URL
- * itself is read on first use, never at init, and cached for {@code SECRET_CACHE_TTL}). AWS clients
- * are built only for the sinks that are configured.
+ * (the ARN of the Secrets Manager secret holding the Slack webhook URL; the URL itself is read on
+ * first use, never at init, and cached for {@code SECRET_CACHE_TTL}). AWS clients are built only
+ * for the sinks that are configured.
  */
 public record OutcomeSinks(EventPublisher publisher, Notifier notifier) {
   public static final String SLACK_SECRET = "SLACK_WEBHOOK_SECRET";
@@ -40,10 +40,9 @@ public record OutcomeSinks(EventPublisher publisher, Notifier notifier) {
     if (env.optional("SLACK_WEBHOOK_URL").isPresent()) {
       throw new ConfigException(
           "SLACK_WEBHOOK_URL is not read any more: an environment variable is readable with"
-              + " lambda:GetFunctionConfiguration. Store the URL as an SSM SecureString or a Secrets"
-              + " Manager secret and set "
+              + " lambda:GetFunctionConfiguration. Store the URL as a Secrets Manager secret and set "
               + SLACK_SECRET
-              + " to ssm:/name or the secret's ARN");
+              + " to the secret's ARN");
     }
     EventPublisher publisher =
         env.optional("OUTCOME_EVENT_BUS")

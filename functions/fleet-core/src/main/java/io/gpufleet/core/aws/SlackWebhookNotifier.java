@@ -16,8 +16,8 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
- * Posts a summary to a Slack incoming webhook whose URL is a secret (SSM SecureString or Secrets
- * Manager), read on first use after restore and cached for a TTL. The URL must be {@code
+ * Posts a summary to a Slack incoming webhook whose URL is a secret (Secrets Manager), read on
+ * first use after restore and cached for a TTL. The URL must be {@code
  * https://hooks.slack.com/services|workflows|triggers/…}; anything else is refused before a byte is
  * sent. No message of this class contains the URL or any part of its path.
  */

@@ -26,7 +26,10 @@ class SlackWebhookValidationTest {
         "  https://hooks.slack.com/services/T0000/B0000/" + TOKEN + "\n"
       })
   void shouldAcceptSlackWebhookAddresses(String url) {
-    assertThat(SlackWebhookNotifier.validate(url, "ssm:/w").getHost())
+    assertThat(
+            SlackWebhookNotifier.validate(
+                    url, "arn:aws:secretsmanager:us-east-1:123456789012:secret:w-AbCdEf")
+                .getHost())
         .isEqualToIgnoringCase("hooks.slack.com");
   }
 
@@ -47,9 +50,13 @@ class SlackWebhookValidationTest {
         "https://hooks.slack.com/services/T/B/" + TOKEN + " x| does not hold a valid URL"
       })
   void shouldRefuseOtherAddressesNamingWhatIsWrongButNotThePath(String url, String problem) {
-    assertThatThrownBy(() -> SlackWebhookNotifier.validate(url, "ssm:/gpufleet/slack"))
+    assertThatThrownBy(
+            () ->
+                SlackWebhookNotifier.validate(
+                    url, "arn:aws:secretsmanager:us-east-1:123456789012:secret:s-AbCdEf"))
         .isInstanceOf(ConfigException.class)
-        .hasMessageStartingWith("Slack webhook secret ssm:/gpufleet/slack ")
+        .hasMessageStartingWith(
+            "Slack webhook secret arn:aws:secretsmanager:us-east-1:123456789012:secret:s-AbCdEf ")
         .hasMessageContaining(problem)
         .message()
         .doesNotContain(TOKEN);
@@ -82,7 +89,11 @@ class SlackWebhookValidationTest {
 
   @Test
   void shouldWireASlackNotifierWithoutReadingTheSecret() {
-    var env = new Settings(Map.of("SLACK_WEBHOOK_SECRET", "ssm:/gpufleet/slack"));
+    var env =
+        new Settings(
+            Map.of(
+                "SLACK_WEBHOOK_SECRET",
+                "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpufleet/slack-AbCdEf"));
     SecretReader never =
         ref -> {
           throw new AssertionError("the secret must not be read at init");
@@ -110,6 +121,7 @@ class SlackWebhookValidationTest {
                 OutcomeSinks.fromEnvironment(
                     env, () -> null, "test", ref -> "unused", Clock.systemUTC()))
         .isInstanceOf(ConfigException.class)
-        .hasMessageStartingWith("SLACK_WEBHOOK_SECRET must name where the secret is stored");
+        .hasMessageStartingWith(
+            "SLACK_WEBHOOK_SECRET must be the ARN of the Secrets Manager secret");
   }
 }

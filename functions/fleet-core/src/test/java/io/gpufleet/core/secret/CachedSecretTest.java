@@ -15,7 +15,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class CachedSecretTest {
-  static final SecretRef REF = new SecretRef.SsmParameter("/gpufleet/slack-webhook");
+  static final SecretRef REF =
+      new SecretRef.SecretsManagerSecret(
+          "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpufleet/slack-AbCdEf");
 
   /** A store that answers the queued values in turn and records each read. */
   static final class FakeStore implements SecretReader {
@@ -109,9 +111,7 @@ class CachedSecretTest {
   }
 
   @Test
-  void shouldParseBothStores() {
-    assertThat(SecretRef.parse("S", "ssm:/gpufleet/slack-webhook"))
-        .isEqualTo(new SecretRef.SsmParameter("/gpufleet/slack-webhook"));
+  void shouldParseASecretsManagerArn() {
     var arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpufleet/slack-AbCdEf";
     assertThat(SecretRef.parse("S", arn)).isEqualTo(new SecretRef.SecretsManagerSecret(arn));
   }
@@ -121,13 +121,15 @@ class CachedSecretTest {
       strings = {
         "https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXXXXXXXXXX",
         "gpufleet/slack-webhook",
-        "ssm:relative",
-        "arn:aws:ssm:us-east-1:123456789012:parameter/x"
+        "ssm:/gpufleet/slack-webhook",
+        "arn:aws:ssm:us-east-1:123456789012:parameter/x",
+        "arn:aws:secretsmanager:us-east-1:123456789012:secret:"
       })
   void shouldRefuseAnythingButAReferenceWithoutEchoingIt(String value) {
     assertThatThrownBy(() -> SecretRef.parse("SLACK_WEBHOOK_SECRET", value))
         .isInstanceOf(ConfigException.class)
-        .hasMessageStartingWith("SLACK_WEBHOOK_SECRET must name where the secret is stored")
+        .hasMessageStartingWith(
+            "SLACK_WEBHOOK_SECRET must be the ARN of the Secrets Manager secret")
         .message()
         .doesNotContain(value);
   }

@@ -12,66 +12,25 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
-import software.amazon.awssdk.services.ssm.SsmClient;
-import software.amazon.awssdk.services.ssm.model.ParameterType;
 
-/** AwsSecretReader with the real SDK clients against moto's SSM and Secrets Manager. */
+/** AwsSecretReader with the real SDK client against moto's Secrets Manager. */
 class SecretReaderAdapterTest {
   @RegisterExtension static final AwsEmulatorExtension AWS = new AwsEmulatorExtension();
   static final String URL = "https://hooks.slack.com/services/T0001/B0001/moto0secret0value";
 
-  private static SsmClient ssm;
   private static SecretsManagerClient secretsManager;
   private static AwsSecretReader reader;
 
   @BeforeAll
   static void clients() {
     var clients = AWS.emulator().clients();
-    ssm = clients.build(SsmClient.builder());
     secretsManager = clients.build(SecretsManagerClient.builder());
     reader = new AwsSecretReader(() -> clients);
   }
 
   @AfterAll
   static void close() {
-    ssm.close();
     secretsManager.close();
-  }
-
-  @Test
-  void shouldReadADecryptedSecureStringParameter() {
-    ssm.putParameter(
-        r ->
-            r.name("/gpufleet/test/slack-secure")
-                .type(ParameterType.SECURE_STRING)
-                .value(URL)
-                .overwrite(true));
-
-    assertThat(reader.read(new SecretRef.SsmParameter("/gpufleet/test/slack-secure")))
-        .isEqualTo(URL);
-  }
-
-  @Test
-  void shouldRefuseAPlainStringParameter() {
-    ssm.putParameter(
-        r ->
-            r.name("/gpufleet/test/slack-plain")
-                .type(ParameterType.STRING)
-                .value(URL)
-                .overwrite(true));
-
-    assertThatThrownBy(() -> reader.read(new SecretRef.SsmParameter("/gpufleet/test/slack-plain")))
-        .isInstanceOf(SecretUnavailableException.class)
-        .hasMessage(
-            "secret ssm:/gpufleet/test/slack-plain is an SSM String parameter (stored unencrypted,"
-                + " readable without kms:Decrypt); store it as a SecureString");
-  }
-
-  @Test
-  void shouldNameAMissingParameterAndTheErrorCode() {
-    assertThatThrownBy(() -> reader.read(new SecretRef.SsmParameter("/gpufleet/test/absent")))
-        .isInstanceOf(SecretUnavailableException.class)
-        .hasMessage("cannot read secret ssm:/gpufleet/test/absent: ParameterNotFound (HTTP 400)");
   }
 
   @Test
