@@ -19,8 +19,14 @@ public interface BlobStore {
     }
   }
 
-  /** The blob and its version tag, for a read-modify-write with {@link #putIfUnchanged}. */
-  Versioned getVersioned(String key);
+  /**
+   * The blob and its version tag, for a read-modify-write with {@link #putIfUnchanged}. A store
+   * that cannot write conditionally keeps this default and refuses such writes loudly.
+   */
+  default Versioned getVersioned(String key) {
+    throw new UnsupportedOperationException(
+        getClass().getSimpleName() + " does not support conditional writes");
+  }
 
   /**
    * Writes only if the blob is still at {@code etag} (S3 {@code If-Match}) or, when {@code etag} is
@@ -28,7 +34,10 @@ public interface BlobStore {
    * 412 PreconditionFailed, 409 ConditionalRequestConflict, or 404 for an If-Match on an object
    * deleted meanwhile): read again, merge, retry.
    */
-  boolean putIfUnchanged(String key, byte[] body, String contentType, String etag);
+  default boolean putIfUnchanged(String key, byte[] body, String contentType, String etag) {
+    throw new UnsupportedOperationException(
+        getClass().getSimpleName() + " does not support conditional writes");
+  }
 
   /** Where a key ends up, for humans (s3://bucket/key, a file path). */
   String locate(String key);
