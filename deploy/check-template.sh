@@ -45,7 +45,7 @@ step() {
 step cfn-lint "$CFN_LINT" template.yaml
 step sam-validate "$SAM" validate --lint --template-file template.yaml
 step template-rules "$PYTHON" deploy/test_template.py
-# Every finding not suppressed in deploy/checkov.yaml (each with its reason) fails the step.
+# Every finding not accepted in deploy/checkov-suppressions.yaml (each with its reason) fails.
 step checkov "$PYTHON" deploy/checkov_gate.py "$CHECKOV"
 # Without --use-container SAM builds in this process: the Makefile runs Maven with the local JDK.
 # --language-extensions: expand Fn::ForEach locally (SAM CLI leaves it off by default).
