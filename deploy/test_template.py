@@ -10,7 +10,7 @@ AWS::LanguageExtensions expansion, the one `sam build` uses). Exits non-zero nam
 - every EventBridge rule pins `account`; the Health rule takes only upcoming/open;
 - events:PutEvents is conditioned on events:source; every role the scheduler assumes is
   conditioned on aws:SourceAccount and aws:SourceArn;
-- no function environment holds a secret: no NoEcho parameter, no *_URL/*TOKEN*/*PASSWORD* value,
+- no function environment holds a secret: no NoEcho parameter, no *WEBHOOK_URL/*TOKEN*/*PASSWORD* value,
   the Slack webhook only as a Secrets Manager ARN (SLACK_WEBHOOK_SECRET) with read on that one ARN.
 """
 import re
@@ -194,7 +194,8 @@ def main():
         env = f["Properties"].get("Environment", {}).get("Variables", {})
         for var, value in env.items():
             check(not (refs(value) & no_echo), f"{fn}: {var} carries a NoEcho parameter")
-            check(not re.search(r"(_URL$|TOKEN|PASSWORD|WEBHOOK_URL)", var),
+            # (a queue URL or endpoint is no secret; a webhook URL embeds its token)
+            check(not re.search(r"(WEBHOOK_URL|TOKEN|PASSWORD|API_KEY|PRIVATE_KEY)", var),
                   f"{fn}: environment variable {var} looks like a secret; pass a reference")
         if "SLACK_WEBHOOK_SECRET" in env:
             check(refs(env["SLACK_WEBHOOK_SECRET"]) == {"SlackWebhookSecret", "AWS::NoValue"},
