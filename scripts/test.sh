@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # The project's one test command (run it as ./gpufleet test): installs the Python test tools into
 # .venv when missing, builds (or reuses) the real API server tier's binaries, then runs every tier:
+<<<<<<< HEAD
 # unit, adapter (moto server), handler, simulate, real API server, the Spotless format check
 # (mvn verify) and the template tier (cfn-lint, sam validate, template rules, checkov, sam build).
+=======
+# unit, adapter (moto server), handler, simulate, real API server, the Lambda runtime tier (each
+# deployment jar under aws-lambda-rie, failsafe *LambdaRuntimeIT), the Spotless format check (mvn
+# verify) and the template tier (cfn-lint, sam validate, sam build).
+>>>>>>> main
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
@@ -35,6 +41,12 @@ echo "== real API server tier: kube-apiserver, kube-controller-manager, kube-sch
 GPUFLEET_K8S_BIN="$("$ROOT/scripts/k8s-bins.sh")"
 export GPUFLEET_K8S_BIN
 
+echo "== Lambda runtime tier: aws-lambda-rie (Runtime Interface Emulator)"
+# Built from its Go module into ~/.cache/gpufleet/rie on first use (seconds), reused afterwards.
+# Without Go this fails here, with the reason: the tier never skips.
+GPUFLEET_RIE="$("$ROOT/scripts/rie-bin.sh")"
+export GPUFLEET_RIE
+
 # The cost report's HTML is opened in headless Chromium by a test (it fails in CI without it).
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 \
    && [ -z "${CHROMIUM:-}" ]; then
@@ -51,7 +63,7 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
 fi
 
 echo "== java: $JAVA_HOME"
-echo "== maven: unit, adapter, handler, simulate and real API server tests; Spotless check"
+echo "== maven: unit, adapter, handler, simulate, real API server and Lambda runtime tests; Spotless check"
 mvn -B -ntp verify "$@"
 
 # Each function's deployment jar, run the way LocalInvoke runs it, on a payload it must reject: a

@@ -1,15 +1,19 @@
 package io.gpufleet.preflight;
 
 import io.gpufleet.core.json.Json;
+import io.gpufleet.core.lambda.SnapStart;
 import java.nio.charset.StandardCharsets;
 import org.crac.Core;
 import org.crac.Resource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * SnapStart priming: before the snapshot, decode an alarm event and parse a plan so those classes
  * are loaded and compiled. No AWS call, no credentials, no time captured.
  */
 final class PreflightPriming implements Resource {
+  private static final Logger LOG = LoggerFactory.getLogger(PreflightPriming.class);
   static final String ALARM =
       "{\"version\":\"0\",\"id\":\"prime\",\"detail-type\":\"CloudWatch Alarm State Change\","
           + "\"source\":\"aws.cloudwatch\",\"account\":\"000000000000\",\"time\":\"2026-01-01T00:00:00Z\","
@@ -35,8 +39,19 @@ final class PreflightPriming implements Resource {
   public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
     handler.function().decoder().decode(ALARM.getBytes(StandardCharsets.UTF_8));
     Json.write(PlanParser.parse(PLAN, "priming"));
+    SnapStart.log(LOG, "snapstart beforeCheckpoint: read-only paths primed");
   }
 
+  /**
+   * One snapshot resumes many environments, hours after its INIT: drop the credentials, EKS token
+   * and API-server connections of INIT (the next call resolves them afresh, nothing here does I/O).
+   */
   @Override
-  public void afterRestore(org.crac.Context<? extends Resource> context) {}
+  public void afterRestore(org.crac.Context<? extends Resource> context) {
+    int renewed = SnapStart.afterRestore();
+    SnapStart.log(
+        LOG,
+        "snapstart afterRestore: renewed {} credentials, token and connection holders",
+        renewed);
+  }
 }

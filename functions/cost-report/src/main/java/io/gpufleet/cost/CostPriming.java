@@ -1,5 +1,6 @@
 package io.gpufleet.cost;
 
+import io.gpufleet.core.lambda.SnapStart;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.cost.model.Ec2Instance;
 import io.gpufleet.cost.model.InventorySnapshot;
@@ -12,6 +13,8 @@ import java.time.Instant;
 import java.util.List;
 import org.crac.Core;
 import org.crac.Resource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * SnapStart priming: before the snapshot, build and render a small report from fixed data (merge,
@@ -19,6 +22,7 @@ import org.crac.Resource;
  * network or wall-clock time are captured.
  */
 final class CostPriming implements Resource {
+  private static final Logger LOG = LoggerFactory.getLogger(CostPriming.class);
   private static CostPriming instance;
 
   static synchronized void register() {
@@ -29,10 +33,21 @@ final class CostPriming implements Resource {
   @Override
   public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
     prime();
+    SnapStart.log(LOG, "snapstart beforeCheckpoint: read-only paths primed");
   }
 
+  /**
+   * One snapshot resumes many environments, hours after its INIT: drop the credentials, EKS token
+   * and API-server connections of INIT (the next call resolves them afresh, nothing here does I/O).
+   */
   @Override
-  public void afterRestore(org.crac.Context<? extends Resource> context) {}
+  public void afterRestore(org.crac.Context<? extends Resource> context) {
+    int renewed = SnapStart.afterRestore();
+    SnapStart.log(
+        LOG,
+        "snapstart afterRestore: renewed {} credentials, token and connection holders",
+        renewed);
+  }
 
   static void prime() {
     Instant t = Instant.parse("2026-01-01T00:00:00Z");

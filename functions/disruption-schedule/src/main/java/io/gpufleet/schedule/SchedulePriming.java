@@ -1,6 +1,7 @@
 package io.gpufleet.schedule;
 
 import io.gpufleet.core.json.Json;
+import io.gpufleet.core.lambda.SnapStart;
 import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.policy.Policy;
 import io.gpufleet.schedule.policy.PolicyParser;
@@ -10,12 +11,15 @@ import java.time.Instant;
 import java.util.List;
 import org.crac.Core;
 import org.crac.Resource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * SnapStart priming: before the snapshot, run the read-only paths (decode a tick, parse a policy,
  * judge a window, plan over nothing, render an outcome). Captures no credentials, tokens or time.
  */
 final class SchedulePriming implements Resource {
+  private static final Logger LOG = LoggerFactory.getLogger(SchedulePriming.class);
   private static SchedulePriming instance;
 
   static final String TICK =
@@ -41,6 +45,7 @@ final class SchedulePriming implements Resource {
   @Override
   public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
     prime();
+    SnapStart.log(LOG, "snapstart beforeCheckpoint: read-only paths primed");
   }
 
   static void prime() {
@@ -53,6 +58,16 @@ final class SchedulePriming implements Resource {
             ScheduleOutcome.Status.RECONCILED, "c", null, null, Instant.EPOCH, ""));
   }
 
+  /**
+   * One snapshot resumes many environments, hours after its INIT: drop the credentials, EKS token
+   * and API-server connections of INIT (the next call resolves them afresh, nothing here does I/O).
+   */
   @Override
-  public void afterRestore(org.crac.Context<? extends Resource> context) {}
+  public void afterRestore(org.crac.Context<? extends Resource> context) {
+    int renewed = SnapStart.afterRestore();
+    SnapStart.log(
+        LOG,
+        "snapstart afterRestore: renewed {} credentials, token and connection holders",
+        renewed);
+  }
 }

@@ -39,7 +39,8 @@ public final class AwsClients {
    * with SnapStart, Lambda serves credentials only through the container endpoint ({@code
    * AWS_CONTAINER_CREDENTIALS_FULL_URI} + {@code AWS_CONTAINER_AUTHORIZATION_TOKEN}) and sets no
    * {@code AWS_ACCESS_KEY_ID}; without SnapStart it sets the environment variables. The chain reads
-   * both (environment first) and resolves nothing until the first signed request.
+   * both (environment first) and resolves nothing until the first signed request. The chain sits in
+   * a {@link RenewableCredentialsProvider}, so a SnapStart restore drops what it resolved in INIT.
    */
   public static AwsClients fromEnvironment() {
     String regionName = System.getenv("AWS_REGION");
@@ -51,7 +52,9 @@ public final class AwsClients {
           "AWS_REGION is not set: pass --region or export AWS_REGION");
     }
     return new AwsClients(
-        Region.of(regionName), DefaultCredentialsProvider.builder().build(), Optional.empty());
+        Region.of(regionName),
+        new RenewableCredentialsProvider(() -> DefaultCredentialsProvider.builder().build()),
+        Optional.empty());
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.gpufleet.core.k8s;
 
+import io.gpufleet.core.lambda.SnapStart;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -21,7 +22,7 @@ import software.amazon.awssdk.regions.Region;
  * 15 minutes; this provider hands out a fresh one once the cached one is {@link #REFRESH_AFTER}
  * old, well before EKS would reject it. Nothing is computed at construction (safe for SnapStart).
  */
-public final class EksTokenProvider implements Supplier<String> {
+public final class EksTokenProvider implements Supplier<String>, SnapStart.Renewable {
   public static final Duration REFRESH_AFTER = Duration.ofMinutes(10);
   static final String PREFIX = "k8s-aws-v1.";
 
@@ -40,6 +41,17 @@ public final class EksTokenProvider implements Supplier<String> {
     this.region = region;
     this.credentials = credentials;
     this.clock = clock;
+    SnapStart.register(this);
+  }
+
+  /**
+   * Drops the cached token (SnapStart restore): the next request signs a new one with the
+   * credentials of the restored environment.
+   */
+  @Override
+  public synchronized void renew() {
+    token = null;
+    issuedAt = null;
   }
 
   @Override

@@ -193,9 +193,10 @@ public final class KubeClients {
       return this;
     }
 
+    /** Renewable in place after a SnapStart restore (see {@link RenewableHttpClient}). */
     @Override
     public java.net.http.HttpClient build() {
-      java.net.http.HttpClient client = delegate.build();
+      java.net.http.HttpClient client = new RenewableHttpClient(delegate);
       built.add(client);
       return client;
     }
