@@ -5,7 +5,7 @@ Run by deploy/check-template.sh with the test venv's Python (SAM CLI's YAML load
 AWS::LanguageExtensions expansion, the one `sam build` uses). Exits non-zero naming every breach:
 
 - every function has Errors, Throttles and DestinationDeliveryFailures alarms, every dead-letter
-  queue (any queue a function, rule or schedule dead-letters to) a depth alarm, the 12 quota
+  queue (any queue a function, rule, schedule or queue redrive dead-letters to) a depth alarm, the 12 quota
   alarms exist, and every alarm notifies on ALARM and on OK;
 - every EventBridge rule pins `account`; the Health rule takes only upcoming/open;
 - events:PutEvents is conditioned on events:source; every role the scheduler assumes is
@@ -109,9 +109,10 @@ def main():
     for name, r in res.items():
         for n in walk(r.get("Properties", {})):
             if isinstance(n, dict):
-                for key in ("DeadLetterConfig", "OnFailure"):
+                for key in ("DeadLetterConfig", "OnFailure", "RedrivePolicy"):
                     if isinstance(n.get(key), dict):
-                        target = n[key].get("Arn", n[key].get("Destination"))
+                        target = n[key].get("Arn", n[key].get("Destination",
+                                                              n[key].get("deadLetterTargetArn")))
                         dead_letter_queues |= {x for x in refs(target) if x in res}
     check(dead_letter_queues, "found no dead-letter queue at all")
     for q in sorted(dead_letter_queues):
