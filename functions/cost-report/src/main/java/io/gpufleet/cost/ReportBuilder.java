@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
 
@@ -77,7 +78,16 @@ public final class ReportBuilder {
           BigDecimal.valueOf(Duration.between(span[0], span[1]).toNanos(), 9)
               .divide(BigDecimal.valueOf(3600), MC);
       var notes = new ArrayList<String>();
-      var od = in.onDemand().hourly(n.region(), n.instanceType());
+      var priced = in.onDemand().hourly(n.region(), n.instanceType());
+      if (priced.isPresent() && !priced.get().currency().equals(currency)) {
+        // never add a USD price into a CNY report (or the reverse) as if it were the same money
+        notes.add(
+            "On-Demand price in "
+                + priced.get().currency()
+                + " ignored: this report is in "
+                + currency);
+      }
+      Optional<HourlyPrice> od = priced.filter(p -> p.currency().equals(currency));
       BigDecimal list = od.map(p -> p.perHour().multiply(hoursBd, MC)).orElse(null);
       BigDecimal effective;
       String source;
@@ -285,7 +295,7 @@ public final class ReportBuilder {
             in.rule().describe(),
             in.teamLabel(),
             sources,
-            StaticPrices.AS_OF + " (" + StaticPrices.SOURCE + ")",
+            StaticPrices.AS_OF + " (" + StaticPrices.sourceFor(in.region()) + ")",
             in.notes());
     return new CostReport(header, kpis, rollups, nodeCosts, rows);
   }
