@@ -77,6 +77,7 @@ final class ColdBench {
           pb.environment().keySet().removeIf(k -> k.startsWith("AWS_") || k.equals("KUBECONFIG"));
           pb.environment().remove("OUTCOME_EVENT_BUS");
           pb.environment().remove("NOTIFY_TOPIC_ARN");
+          pb.environment().remove("SLACK_WEBHOOK_SECRET");
           pb.environment().remove("SLACK_WEBHOOK_URL");
           pb.environment().remove("JAVA_TOOL_OPTIONS");
           pb.environment().put("AWS_REGION", "us-east-1");

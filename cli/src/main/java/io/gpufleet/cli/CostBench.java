@@ -438,6 +438,21 @@ final class CostBench {
       sizes.put(key, (long) body.length);
     }
 
+    /** Nothing is ever kept, so every key reads as absent. */
+    @Override
+    public Versioned getVersioned(String key) {
+      return Versioned.absent();
+    }
+
+    @Override
+    public boolean putIfUnchanged(String key, byte[] body, String contentType, String etag) {
+      if (etag != null) {
+        return false;
+      }
+      put(key, body, contentType);
+      return true;
+    }
+
     @Override
     public String locate(String key) {
       return key;

@@ -351,22 +351,35 @@ public final class CostReportService {
     outputs.put(name, store.locate(key));
   }
 
-  /** Reads cluster and EC2 concurrently, merges with the stored snapshot, stores the next one. */
+  /** Attempts at the snapshot's conditional write before a run gives up (and Lambda retries). */
+  static final int SNAPSHOT_WRITE_ATTEMPTS = 5;
+
+  /**
+   * Reads cluster and EC2 concurrently, merges with the stored snapshot, stores the next one with a
+   * conditional write ({@code If-Match} on the ETag read, {@code If-None-Match: *} for the first):
+   * when another run wrote in between, its snapshot is read again and merged, so no row is lost.
+   */
   InventorySnapshot inventory(Instant now, List<String> warnings) {
     List<ClusterNode> nodes;
     List<ClusterPod> pods;
+    List<Ec2Instance> ec2;
+    BlobStore.Versioned stored;
     try (var exec = Executors.newVirtualThreadPerTaskExecutor()) {
       Future<List<ClusterNode>> fNodes = exec.submit(cluster::nodes);
       Future<List<ClusterPod>> fPods = exec.submit(cluster::pods);
-      Future<InventorySnapshot> fPrev = exec.submit(() -> previous(warnings));
+      Future<BlobStore.Versioned> fPrev =
+          exec.submit(() -> store.getVersioned(snapshotKey(settings.clusterName())));
       nodes = get(fNodes);
       var ids = nodes.stream().map(ClusterNode::instanceId).filter(Objects::nonNull).toList();
       Future<List<Ec2Instance>> fEc2 =
           exec.submit(() -> instances.clusterInstances(settings.clusterName(), ids));
       pods = get(fPods);
-      var ec2 = get(fEc2);
-      var prev = get(fPrev);
+      ec2 = get(fEc2);
+      stored = get(fPrev);
       clusterNotes = List.copyOf(cluster.notes());
+    }
+    String key = snapshotKey(settings.clusterName());
+    for (int attempt = 1; ; attempt++) {
       var next =
           InventoryMerger.merge(
               settings.clusterName(),
@@ -375,24 +388,34 @@ public final class CostReportService {
               nodes,
               pods,
               ec2,
-              prev,
+              previous(stored, warnings),
               settings.snapshotRetention(),
               settings.sharingReplicas());
+      byte[] body;
       try {
-        store.put(
-            snapshotKey(settings.clusterName()),
-            Json.MAPPER.writeValueAsBytes(next),
-            "application/json");
+        body = Json.MAPPER.writeValueAsBytes(next);
       } catch (IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
-      return next;
+      if (store.putIfUnchanged(key, body, "application/json", stored.etag())) {
+        return next;
+      }
+      if (attempt == SNAPSHOT_WRITE_ATTEMPTS) {
+        throw new IllegalStateException(
+            "inventory snapshot "
+                + store.locate(key)
+                + " changed under "
+                + attempt
+                + " conditional writes in a row; another run keeps writing it");
+      }
+      LOG.info("inventory snapshot {} changed since it was read; merging again", store.locate(key));
+      stored = store.getVersioned(key);
     }
   }
 
-  private InventorySnapshot previous(List<String> warnings) {
+  private InventorySnapshot previous(BlobStore.Versioned stored, List<String> warnings) {
     String key = snapshotKey(settings.clusterName());
-    var bytes = store.get(key);
+    var bytes = stored.body();
     if (bytes.isEmpty()) {
       return InventorySnapshot.empty(settings.clusterName());
     }

@@ -16,6 +16,10 @@ import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 /** Lambda entry: decode, hand to the service, answer with the outcomes, flush metrics. */
 public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
   static final Duration REPORT_RESERVE = Duration.ofSeconds(5);
+
+  /** EMF metric: an event this invocation could not handle (it throws, so Lambda retries). */
+  static final String EVENTS_FAILED = "EventsFailed";
+
   private final EventDecoder decoder = new EventDecoder();
   private final DrainService service;
   private final MetricsSink metrics;
@@ -73,6 +77,10 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
                     : service.handle(decoder.decode(payload), hardStop);
               });
       output.write(Json.MAPPER.writeValueAsBytes(answer));
+    } catch (RuntimeException | IOException e) {
+      // Lambda retries and then dead-letters the event; the metric lets an alarm say so at once.
+      metrics.add(EVENTS_FAILED, 1, MetricsSink.Unit.COUNT);
+      throw e;
     } finally {
       metrics.flush();
     }

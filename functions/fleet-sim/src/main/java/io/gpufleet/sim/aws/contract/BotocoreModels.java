@@ -31,7 +31,7 @@ public final class BotocoreModels {
 
   /** Java SDK package names whose botocore directory is not the package name (hyphens aside). */
   private static final Map<String, String> ALIASES =
-      Map.of("eventbridge", "events", "cloudwatchlogs", "logs");
+      Map.of("eventbridge", "events", "cloudwatchlogs", "logs", "costexplorer", "ce");
 
   private static volatile BotocoreModels shared;
 
