@@ -163,9 +163,7 @@ final class BudgetsSimulation {
       return java.util.Optional.of(
           new Lead(
               Duration.between(dayAt, at),
-              io.gpufleet.schedule.policy.PolicyParser.durationText(w.leadTime())
-                  + " lead time of "
-                  + w.name()));
+              "lead " + io.gpufleet.schedule.policy.PolicyParser.durationText(w.leadTime())));
     }
     return java.util.Optional.empty();
   }
