@@ -50,6 +50,13 @@ echo "== java: $JAVA_HOME"
 echo "== maven: unit, adapter, handler, simulate, real API server and Lambda runtime tests; Spotless check"
 mvn -B -ntp verify "$@"
 
+# Least privilege, shown: each function's real-API tests ran as its own Kubernetes identity, and
+# RealApiLeastPrivilegeTest failed the build above on an unused grant or a 403 (README §6).
+echo "== least-privilege reports (functions/*/target/least-privilege/*.txt)"
+for report in "$ROOT"/functions/*/target/least-privilege/*.txt; do
+  [ -f "$report" ] && echo "$(basename "$report" .txt): $(tail -n 1 "$report")"
+done
+
 # Each function's deployment jar, run the way LocalInvoke runs it, on a payload it must reject: a
 # JSON log line and a REJECTED outcome prove the shaded jar's wiring and JSON logging work, and
 # log4j must report no configuration error (the jars ship a trimmed plugin cache).

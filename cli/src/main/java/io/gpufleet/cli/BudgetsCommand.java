@@ -10,6 +10,7 @@ import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.core.outcome.Notifier;
 import io.gpufleet.schedule.NativeBudgets;
 import io.gpufleet.schedule.PolicySource;
+import io.gpufleet.schedule.ScheduleRbac;
 import io.gpufleet.schedule.ScheduleSettings;
 import io.gpufleet.schedule.ScheduleWiring;
 import io.gpufleet.schedule.model.Change;
@@ -46,13 +47,30 @@ final class BudgetsCommand {
   }
 
   int run(List<String> argv) throws Exception {
-    if (argv.isEmpty() || !(argv.get(0).equals("render") || argv.get(0).equals("apply"))) {
+    if (argv.isEmpty() || !Set.of("render", "apply", "rbac").contains(argv.get(0))) {
       throw new ConfigException(
-          "budgets: say render or apply (gpufleet budgets render --policy p.yaml)");
+          "budgets: say render, apply or rbac (gpufleet budgets render --policy p.yaml)");
     }
     String sub = argv.get(0);
     List<String> rest = argv.subList(1, argv.size());
-    return sub.equals("render") ? render(rest) : apply(rest);
+    return switch (sub) {
+      case "render" -> render(rest);
+      case "rbac" -> rbac(rest);
+      default -> apply(rest);
+    };
+  }
+
+  /**
+   * The RoleBindings (or, for a policy whose rules name no namespaces, the ClusterRoleBinding) that
+   * give the schedule's group its write permissions where the policy scales workloads.
+   */
+  private int rbac(List<String> argv) {
+    var args = Args.parse("budgets rbac", argv, Set.of("policy", "group"), Set.of());
+    Path file = Path.of(args.require("policy"));
+    Policy policy = load(file);
+    String group = args.get("group").orElse(ScheduleRbac.DEFAULT_GROUP);
+    out.print(ScheduleRbac.yaml(policy, group, file.toString()));
+    return 0;
   }
 
   private int render(List<String> argv) {

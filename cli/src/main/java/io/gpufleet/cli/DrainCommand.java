@@ -187,6 +187,12 @@ final class DrainCommand {
                 + instance
                 + "\"}]}");
       }
+      case ASG_TERMINATE, ASG_LAUNCH ->
+          throw new ConfigException(
+              "drain: --kind "
+                  + kind
+                  + " comes only from an Auto Scaling lifecycle hook; a manual drain uses"
+                  + " spot-interruption, rebalance, state-change or health-scheduled");
     };
   }
 

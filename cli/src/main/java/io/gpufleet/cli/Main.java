@@ -33,6 +33,8 @@ public final class Main {
         budgets apply            reconcile NodePool budgets and workload replicas for now (or --at)
                                  --policy FILE [--at 2026-03-29T02:30:00+02:00] [--dry-run] [--json]
                                  [--kubeconfig [--context C] | --cluster NAME [--region R]]
+        budgets rbac             RoleBindings of the schedule's write role for the namespaces a
+                                 policy names   --policy FILE [--group gpufleet-schedule]
         bench NAME               benchmarks: drain [--real], drain-burst, cold, preflight, budgets, cost
                                  (each prints one JSON line last)
         test                     (launcher) run the whole test suite as CI does

@@ -38,7 +38,9 @@ final class SimulateCommand {
           "EC2 Spot Instance Interruption Warning",
           "EC2 Instance Rebalance Recommendation",
           "EC2 Instance State-change Notification",
-          "AWS Health Event");
+          "AWS Health Event",
+          "EC2 Instance-terminate Lifecycle Action",
+          "EC2 Instance-launch Lifecycle Action");
 
   private final PrintStream out;
   private final PrintStream err;
@@ -63,7 +65,21 @@ final class SimulateCommand {
     List<Path> files = eventFiles(eventsDir);
     var time = new SimTime(Instant.now(), speed);
     try (var cluster = SimCluster.start(time);
-        KubernetesClient client = cluster.newClient()) {
+        KubernetesClient client = cluster.newClient();
+        var awsStub = io.gpufleet.sim.aws.AwsStubServer.start();
+        var autoScaling =
+            software.amazon.awssdk.services.autoscaling.AutoScalingClient.builder()
+                .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                .credentialsProvider(
+                    software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
+                            "AKIDSIMULATED", "simulated")))
+                .endpointOverride(awsStub.endpoint())
+                .build()) {
+      // a simulated Auto Scaling group: lifecycle hooks in the samples wait in it until the
+      // drain completes them (or their heartbeat timeout passes)
+      var asg = new io.gpufleet.sim.aws.SimAutoScaling(awsStub, time.clock());
+      var continuations = new ArrayList<String>();
       DemoFleet.populate(cluster);
       DemoFleet.populateNodePools(cluster);
       var publisher = new Recorders.RecordingPublisher();
@@ -77,7 +93,9 @@ final class SimulateCommand {
               publisher,
               notifier,
               time.clock(),
-              time.sleeper());
+              time.sleeper(),
+              new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(autoScaling),
+              (body, delay) -> continuations.add(body));
       var drain = new DrainHandler(service, metrics, time.clock());
       // load the client and model classes before the clock matters (simulated time runs fast)
       service.dryRun(DemoFleet.NODES.get(0).instanceId());
@@ -113,6 +131,7 @@ final class SimulateCommand {
                   "no function handles '" + type + "' yet"));
           continue;
         }
+        asg.holdFor(event, java.time.Duration.ofMinutes(15));
         byte[] payload = io.gpufleet.sim.SimEvents.rebase(event, time.now());
         if (!json) {
           err.printf("  %s -> interruption-drain ...%n", file.getFileName());
@@ -142,6 +161,7 @@ final class SimulateCommand {
         out.println(Json.writePretty(all));
       } else {
         print(replays, metrics, publisher, notifier);
+        printAutoScaling(asg, continuations);
         new BudgetsSimulation(out, err).run(files);
         preflight.print(preflightReplays, out);
       }
@@ -259,6 +279,47 @@ final class SimulateCommand {
             + notifier.sent.size()
             + " notifications.");
     out.println("Metrics: " + metrics.snapshot());
+  }
+
+  /** What the simulated Auto Scaling group saw: heartbeats and completed lifecycle actions. */
+  private void printAutoScaling(
+      io.gpufleet.sim.aws.SimAutoScaling asg, List<String> continuations) {
+    if (asg.completions().isEmpty() && asg.allPending().isEmpty()) {
+      return;
+    }
+    out.println();
+    out.println("Auto Scaling (simulated) lifecycle actions:");
+    for (var c : asg.completions()) {
+      long beats =
+          asg.heartbeats().stream().filter(h -> h.instanceId().equals(c.instanceId())).count();
+      out.println(
+          "  CompleteLifecycleAction "
+              + c.group()
+              + " / "
+              + c.hook()
+              + "  "
+              + c.instanceId()
+              + "  "
+              + c.result()
+              + (c.byTimeout() ? " (hook timed out: default result)" : "")
+              + "  after "
+              + beats
+              + " heartbeat(s)");
+    }
+    for (var p : asg.allPending()) {
+      out.println(
+          "  still waiting: "
+              + p.group
+              + " / "
+              + p.hook
+              + "  "
+              + p.instanceId
+              + "  until "
+              + p.timeoutAt());
+    }
+    if (!continuations.isEmpty()) {
+      out.println("  " + continuations.size() + " drain continuation(s) queued");
+    }
   }
 
   private static String ms(Long v) {

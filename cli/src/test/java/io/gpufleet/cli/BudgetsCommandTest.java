@@ -104,6 +104,42 @@ class BudgetsCommandTest {
   }
 
   @Test
+  void shouldPrintOneRoleBindingOfTheWriterRolePerNamespaceThePolicyNames() throws Exception {
+    int code = run("budgets", "rbac", "--policy", POLICY.toString(), "--group", "sched-team");
+
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    var docs = new java.util.ArrayList<com.fasterxml.jackson.databind.JsonNode>();
+    var mapper = io.gpufleet.core.json.Yaml.MAPPER;
+    try (var parser = mapper.getFactory().createParser(out())) {
+      var it = mapper.readValues(parser, com.fasterxml.jackson.databind.JsonNode.class);
+      while (it.hasNext()) {
+        docs.add(it.next());
+      }
+    }
+    // the example policy scales workloads in "ml" and "jobs": a RoleBinding in each, no more
+    assertThat(docs)
+        .extracting(
+            d -> d.path("kind").asText(),
+            d -> d.at("/metadata/namespace").asText(),
+            d -> d.at("/roleRef/kind").asText() + "/" + d.at("/roleRef/name").asText(),
+            d -> d.at("/subjects/0/kind").asText() + "/" + d.at("/subjects/0/name").asText())
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                "RoleBinding",
+                "jobs",
+                "ClusterRole/gpufleet-disruption-schedule-writer",
+                "Group/sched-team"),
+            org.assertj.core.groups.Tuple.tuple(
+                "RoleBinding",
+                "ml",
+                "ClusterRole/gpufleet-disruption-schedule-writer",
+                "Group/sched-team"));
+    // and the role it binds is the one deploy/rbac ships
+    assertThat(Files.readString(root().resolve("deploy/rbac/disruption-schedule.yaml")))
+        .contains("name: gpufleet-disruption-schedule-writer");
+  }
+
+  @Test
   void shouldApplyAtTheGivenTimeAndReportEveryChange() {
     // 22:30 on Monday 2026-03-30 in Berlin (CEST): off-hours
     int code =

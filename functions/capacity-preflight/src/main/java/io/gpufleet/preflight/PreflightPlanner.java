@@ -5,6 +5,7 @@ import io.gpufleet.core.catalog.InstanceCatalog;
 import io.gpufleet.core.catalog.InstanceSpec;
 import io.gpufleet.core.catalog.QuotaBucket;
 import io.gpufleet.core.pricing.HourlyPrice;
+import io.gpufleet.core.pricing.PricingEndpoint;
 import io.gpufleet.preflight.model.CapacityBlockOffer;
 import io.gpufleet.preflight.model.EntryChoice;
 import io.gpufleet.preflight.model.Plan;
@@ -32,6 +33,9 @@ import java.util.TreeMap;
  * regions. No I/O, no clock.
  */
 public final class PreflightPlanner {
+  /** GetSpotPlacementScores scores a request with fewer instance types than this always low. */
+  public static final int MIN_SPOT_TYPES = 3;
+
   private final double warnPercent;
   private final int lowSpotScore;
 
@@ -43,6 +47,38 @@ public final class PreflightPlanner {
   public PreflightPlanner(double warnPercent, int lowSpotScore) {
     this.warnPercent = warnPercent;
     this.lowSpotScore = lowSpotScore;
+  }
+
+  /** True for a Spot entry that GetSpotPlacementScores always scores low (too few types). */
+  public static boolean fewSpotTypes(PlanEntry entry) {
+    return entry.capacityType() == CapacityType.SPOT
+        && entry.instanceTypes().stream().distinct().count() < MIN_SPOT_TYPES;
+  }
+
+  /**
+   * Plan-wide warnings, independent of the region: Spot entries with fewer than {@link
+   * #MIN_SPOT_TYPES} instance types, whose placement score AWS always reports low.
+   */
+  public static List<String> planWarnings(Plan plan) {
+    var out = new ArrayList<String>();
+    for (PlanEntry entry : plan.entries()) {
+      if (fewSpotTypes(entry)) {
+        long n = entry.instanceTypes().stream().distinct().count();
+        out.add(
+            "warning: Spot entry '"
+                + entry.name()
+                + "' lists "
+                + n
+                + (n == 1 ? " instance type" : " instance types")
+                + ": AWS always gives fewer than "
+                + MIN_SPOT_TYPES
+                + " types a low Spot placement score, and Spot capacity is shallow without"
+                + " alternatives; list at least "
+                + MIN_SPOT_TYPES
+                + " (other sizes or families)");
+      }
+    }
+    return out;
   }
 
   public static PreflightPlanner defaults() {
@@ -64,6 +100,7 @@ public final class PreflightPlanner {
     boolean anyPrice = false;
     boolean complete = true;
     String currency = null;
+    String regionCurrency = PricingEndpoint.currencyFor(region);
 
     for (PlanEntry entry : plan.entries()) {
       var zonesHere =
@@ -113,12 +150,12 @@ public final class PreflightPlanner {
       Integer score = null;
       if (entry.capacityType() == CapacityType.SPOT) {
         SpotScores s = scores.get(entry.name());
-        if (s == null || s.unknownReason().isPresent()) {
+        if (s == null || s.unknownIn(region).isPresent()) {
           notes.add(
               "Spot placement score unknown for '"
                   + entry.name()
                   + "'"
-                  + (s == null ? "" : ": " + s.unknownReason().get()));
+                  + (s == null ? "" : ": " + s.unknownIn(region).get()));
         } else if (s.byRegion().containsKey(region)) {
           score = s.byRegion().get(region);
           regionScore = regionScore == null ? score : Math.min(regionScore, score);
@@ -132,7 +169,12 @@ public final class PreflightPlanner {
                     + entry.count()
                     + " × "
                     + String.join("|", entry.instanceTypes())
-                    + "): a Spot request of this size is unlikely to be fulfilled");
+                    + "): a Spot request of this size is unlikely to be fulfilled"
+                    + (fewSpotTypes(entry)
+                        ? " (with fewer than "
+                            + MIN_SPOT_TYPES
+                            + " instance types AWS always scores low: list more types)"
+                        : ""));
           }
         } else {
           notes.add(
@@ -155,15 +197,26 @@ public final class PreflightPlanner {
                 .min(Comparator.naturalOrder())
                 .orElse(null);
         source = unit == null ? null : "spot-history";
-        if (unit != null && currency == null) {
-          currency = "USD";
+        if (unit != null) {
+          // Spot price history is in the region's own currency (CNY in China)
+          currency = regionCurrency;
         }
       } else {
         HourlyPrice p = facts.onDemandPrices().get(chosen);
-        if (p != null) {
+        if (p != null && !p.currency().equals(regionCurrency)) {
+          notes.add(
+              "On-Demand price of "
+                  + chosen
+                  + " in "
+                  + p.currency()
+                  + " not added: "
+                  + region
+                  + " is priced in "
+                  + regionCurrency);
+        } else if (p != null) {
           unit = p.perHour();
           source = p.source().name().toLowerCase(Locale.ROOT);
-          currency = currency == null ? p.currency() : currency;
+          currency = regionCurrency;
         }
       }
       if (unit == null) {

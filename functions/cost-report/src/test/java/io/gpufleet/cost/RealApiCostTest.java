@@ -132,7 +132,7 @@ class RealApiCostTest {
     Map<String, Pod> pods = workload(ns, fleet);
 
     // When the adapter reads the cluster
-    var scoped = new Scoped(new FabricClusterReader(ns.client(), TEAM), ns);
+    var scoped = new Scoped(new FabricClusterReader(ns.cluster().client(), TEAM), ns);
     List<ClusterNode> nodes = scoped.nodes();
     List<ClusterPod> read = scoped.pods();
 
@@ -223,7 +223,7 @@ class RealApiCostTest {
         new CostReportService(
             CostSettings.defaults("real-api"),
             "us-east-1",
-            new Scoped(new FabricClusterReader(ns.client(), TEAM), ns),
+            new Scoped(new FabricClusterReader(ns.cluster().client(), TEAM), ns),
             ec2,
             spot,
             new StaticPrices(),

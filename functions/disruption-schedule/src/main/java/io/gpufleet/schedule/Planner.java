@@ -27,11 +27,12 @@ import java.util.Set;
  * The pure decision: policy x now x what the cluster holds -> the writes that bring every object to
  * the wanted state of the window in force, and what is deliberately left alone. No I/O.
  *
- * <p>Bookkeeping lives on the object: {@value #ORIGINAL} holds the managed values from before
- * gpufleet changed them, {@value #APPLIED} what gpufleet set (and in which window). An object whose
- * managed values no longer equal {@value #APPLIED} was changed by somebody else: while the window
- * still wants gpufleet's value it is held (left alone), afterwards it is released (bookkeeping
- * dropped, the changed values kept, only untouched values restored).
+ * <p>Bookkeeping is presented as annotations of the object (for Deployments and StatefulSets the
+ * gateway reads them from the namespace's state ConfigMap instead): {@value #ORIGINAL} holds the
+ * managed values from before gpufleet changed them, {@value #APPLIED} what gpufleet set (and in
+ * which window). An object whose managed values no longer equal {@value #APPLIED} was changed by
+ * somebody else: while the window still wants gpufleet's value it is held (left alone), afterwards
+ * it is released (bookkeeping dropped, the changed values kept, only untouched values restored).
  */
 public final class Planner {
   public static final String ORIGINAL = "gpufleet.io/original";

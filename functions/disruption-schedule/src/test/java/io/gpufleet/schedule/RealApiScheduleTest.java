@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscalerBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.schedule.k8s.FabricScheduleGateway;
 import io.gpufleet.schedule.model.Change;
@@ -22,7 +20,6 @@ import io.gpufleet.sim.real.KwokNodes;
 import io.gpufleet.sim.real.RealApiServerTest;
 import io.gpufleet.sim.real.RealCluster;
 import io.gpufleet.sim.real.RealNamespace;
-import java.io.InputStream;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -30,15 +27,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * Real API server tier: the schedule, wired as the Lambda wires it ({@link ScheduleWiring#service})
- * over a real kube-apiserver. NodePools are custom resources of our own reduced NodePool CRD
- * ({@code crds/nodepool.yaml}, structural schema, validated by the server); server-side apply,
- * field ownership (managedFields), resourceVersion preconditions and the Deployment → ReplicaSet →
- * pod chain are the real ones. kwok runs the pods on a fake GPU node.
+ * over a real kube-apiserver, as the schedule's own identity under deploy/rbac and deploy/admission
+ * (its namespaced write binding generated from the test's policy, as {@code gpufleet budgets rbac}
+ * does). NodePools are custom resources of our own reduced NodePool CRD ({@link RealCluster#CRDS},
+ * structural schema, validated by the server); server-side apply, field ownership (managedFields),
+ * resourceVersion preconditions and the Deployment → ReplicaSet → pod chain are the real ones. kwok
+ * runs the pods on a fake GPU node.
  */
 @RealApiServerTest
 class RealApiScheduleTest {
@@ -50,61 +48,6 @@ class RealApiScheduleTest {
   final Recorders.RecordingMetrics metrics = new Recorders.RecordingMetrics();
   final Recorders.RecordingPublisher publisher = new Recorders.RecordingPublisher();
   final Recorders.RecordingNotifier notifier = new Recorders.RecordingNotifier();
-
-  /**
-   * Installs our NodePool and ScaledObject CRDs (idempotent: server-side apply) and waits until
-   * they are served.
-   */
-  @BeforeAll
-  static void installCrds(RealCluster cluster) throws Exception {
-    install(cluster.client(), "/crds/nodepool.yaml", FabricScheduleGateway.NODEPOOLS);
-    install(cluster.client(), "/crds/scaledobject.yaml", FabricScheduleGateway.SCALEDOBJECTS);
-  }
-
-  static void install(
-      KubernetesClient client,
-      String resource,
-      io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext kind)
-      throws Exception {
-    CustomResourceDefinition crd;
-    try (InputStream in = RealApiScheduleTest.class.getResourceAsStream(resource)) {
-      crd = client.apiextensions().v1().customResourceDefinitions().load(in).item();
-    }
-    client
-        .apiextensions()
-        .v1()
-        .customResourceDefinitions()
-        .resource(crd)
-        .forceConflicts()
-        .serverSideApply();
-    String name = crd.getMetadata().getName();
-    RealCluster.await(
-        "CRD " + name + " Established and served",
-        RealNamespace.WAIT,
-        () -> {
-          var c = client.apiextensions().v1().customResourceDefinitions().withName(name).get();
-          boolean established =
-              c != null
-                  && c.getStatus() != null
-                  && c.getStatus().getConditions() != null
-                  && c.getStatus().getConditions().stream()
-                      .anyMatch(
-                          k -> "Established".equals(k.getType()) && "True".equals(k.getStatus()));
-          if (!established) {
-            return false;
-          }
-          try {
-            if (kind.isNamespaceScoped()) {
-              client.genericKubernetesResources(kind).inAnyNamespace().list();
-            } else {
-              client.genericKubernetesResources(kind).list();
-            }
-            return true;
-          } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-            return false;
-          }
-        });
-  }
 
   static String policy(String ns) {
     return """
@@ -141,13 +84,48 @@ class RealApiScheduleTest {
    * by design, so one test's policy would otherwise restore another test's objects.
    */
   ScheduleService service(RealNamespace ns) {
-    var scoped = new Scoped(new FabricScheduleGateway(ns.client(), Clock.systemUTC()), ns.name());
+    bindWrites(ns);
+    var scoped =
+        new Scoped(new FabricScheduleGateway(ns.cluster().client(), Clock.systemUTC()), ns.name());
     return new ScheduleService(
         ScheduleSettings.defaults("real-api", "inline"),
         PolicySource.inline(policy(ns.name()), "inline"),
         scoped,
         new ScheduleReporter(scoped, metrics, publisher, notifier),
         Clock.fixed(NIGHT, ZoneOffset.UTC));
+  }
+
+  /**
+   * Binds the schedule's write role where the test's policy scales workloads (its namespace), as
+   * {@code gpufleet budgets rbac --policy ...} prints it: setup, done as admin.
+   */
+  static void bindWrites(RealNamespace ns) {
+    var policy = io.gpufleet.schedule.policy.PolicyParser.parse(policy(ns.name()), "inline");
+    var bindings = ScheduleRbac.bindings(policy, ScheduleRbac.DEFAULT_GROUP);
+    assertThat(bindings)
+        .singleElement()
+        .satisfies(b -> assertThat(b.path("kind").asText()).isEqualTo("RoleBinding"));
+    for (var b : bindings) {
+      var item =
+          ns.client()
+              .getKubernetesSerialization()
+              .unmarshal(Json.write(b), io.fabric8.kubernetes.api.model.rbac.RoleBinding.class);
+      ns.client().resource(item).forceConflicts().serverSideApply();
+    }
+  }
+
+  /**
+   * The schedule's remembered state of a workload ({@code Kind.name}) in the namespace, or null.
+   */
+  static JsonNode state(RealNamespace ns, String key) {
+    var cm =
+        ns.client()
+            .configMaps()
+            .inNamespace(ns.name())
+            .withName(FabricScheduleGateway.STATE_CONFIGMAP)
+            .get();
+    String text = cm == null || cm.getData() == null ? null : cm.getData().get(key);
+    return text == null ? null : read(text);
   }
 
   /** Reads only this test's objects; writes and events go straight to the real gateway. */
@@ -333,13 +311,37 @@ class RealApiScheduleTest {
                 .endSpec()
                 .build())
         .create();
+    var dbLabels = RealNamespace.labels("app", "db", "schedule", "office");
+    ns.client()
+        .apps()
+        .statefulSets()
+        .inNamespace(ns.name())
+        .resource(
+            new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder()
+                .withNewMetadata()
+                .withName("db")
+                .withNamespace(ns.name())
+                .withLabels(dbLabels)
+                .endMetadata()
+                .withNewSpec()
+                .withReplicas(1)
+                .withServiceName("db")
+                .withNewSelector()
+                .withMatchLabels(dbLabels)
+                .endSelector()
+                .withTemplate(ns.podTemplate(dbLabels, 0))
+                .endSpec()
+                .build())
+        .create();
+    ns.awaitReadyPods(dbLabels, 1);
     GenericKubernetesResource poolBefore = nodePool(ns, pool);
     GenericKubernetesResource otherBefore = nodePool(ns, other);
+    var chatBefore = ns.client().apps().deployments().inNamespace(ns.name()).withName("chat").get();
 
     // When the schedule runs at night
     ScheduleOutcome night = service(ns).reconcile(NIGHT, false, null);
 
-    // Then it wrote the pool, the Deployment and the HPA, and nothing failed
+    // Then it wrote the pool, the Deployment, the StatefulSet and the HPA, and nothing failed
     assertThat(night.status()).as(night.message()).isEqualTo(Status.RECONCILED);
     assertThat(night.window()).isEqualTo("off-hours");
     assertThat(night.changes())
@@ -347,6 +349,7 @@ class RealApiScheduleTest {
         .containsExactlyInAnyOrder(
             org.assertj.core.groups.Tuple.tuple("NodePool", pool, Change.Result.APPLIED),
             org.assertj.core.groups.Tuple.tuple("Deployment", "chat", Change.Result.APPLIED),
+            org.assertj.core.groups.Tuple.tuple("StatefulSet", "db", Change.Result.APPLIED),
             org.assertj.core.groups.Tuple.tuple(
                 "HorizontalPodAutoscaler", "api", Change.Result.APPLIED));
     // the pool's budgets and consolidateAfter are the window's, validated by the CRD's schema
@@ -385,15 +388,38 @@ class RealApiScheduleTest {
     // the unselected pool is untouched (same resourceVersion: not even a no-op write)
     assertThat(nodePool(ns, other).getMetadata().getResourceVersion())
         .isEqualTo(otherBefore.getMetadata().getResourceVersion());
-    // the Deployment is at 0, owned by gpufleet, and the ReplicaSet controller removed its pods
+    // the Deployment is at 0, changed through its scale subresource only (its pod template and
+    // annotations are as they were), and the ReplicaSet controller removed its pods
     assertThat(replicas(ns, "chat")).isZero();
     var deployment = ns.client().apps().deployments().inNamespace(ns.name()).withName("chat").get();
+    assertThat(deployment.getSpec().getTemplate()).isEqualTo(chatBefore.getSpec().getTemplate());
+    assertThat(deployment.getMetadata().getAnnotations())
+        .isEqualTo(chatBefore.getMetadata().getAnnotations());
+    // (the API server's audit log: the schedule's only write to it was an update of its Scale)
+    assertThat(ns.cluster().auditEvents())
+        .filteredOn(e -> e.groups().contains("gpufleet-schedule"))
+        .filteredOn(e -> e.namespace().equals(ns.name()) && e.name().equals("chat"))
+        .extracting(e -> e.verb() + " " + e.apiGroup() + "/" + e.rbacResource() + " " + e.code())
+        .containsExactly("update apps/deployments/scale 200");
+    // the original replicas are remembered in the namespace's state ConfigMap
+    assertThat(state(ns, "Deployment.chat").path("original").toString())
+        .isEqualTo("{\"replicas\":2}");
+    assertThat(state(ns, "Deployment.chat").path("generation").asLong())
+        .isEqualTo(chatBefore.getMetadata().getGeneration());
+    assertThat(state(ns, "StatefulSet.db").path("original").toString())
+        .isEqualTo("{\"replicas\":1}");
     assertThat(
-            owned(deployment.getMetadata().getManagedFields(), "gpufleet", "Apply")
-                .at("/f:spec")
-                .has("f:replicas"))
-        .isTrue();
+            ns.client()
+                .apps()
+                .statefulSets()
+                .inNamespace(ns.name())
+                .withName("db")
+                .get()
+                .getSpec()
+                .getReplicas())
+        .isZero();
     awaitNoPods(ns, chat);
+    awaitNoPods(ns, dbLabels);
     // the HPA's minimum went down to 1, its Deployment was left to it
     var hpa =
         ns.client()
@@ -421,7 +447,7 @@ class RealApiScheduleTest {
     ScheduleOutcome again = service(ns).reconcile(NIGHT.plusSeconds(900), false, null);
 
     // Then it writes nothing: the pool keeps its resourceVersion; the Deployment (whose status the
-    // controller keeps updating) its generation, annotations and gpufleet's managedFields entry
+    // controller keeps updating) its generation and annotations
     assertThat(again.writes()).isZero();
     assertThat(again.changes()).isEmpty();
     assertThat(nodePool(ns, pool).getMetadata().getResourceVersion()).isEqualTo(poolVersion);
@@ -431,8 +457,6 @@ class RealApiScheduleTest {
         .isEqualTo(deploymentNight.getMetadata().getGeneration());
     assertThat(deploymentAgain.getMetadata().getAnnotations())
         .isEqualTo(deploymentNight.getMetadata().getAnnotations());
-    assertThat(gpufleetEntry(deploymentAgain.getMetadata().getManagedFields()))
-        .isEqualTo(gpufleetEntry(deploymentNight.getMetadata().getManagedFields()));
 
     // When it runs in the morning
     ScheduleOutcome morning = service(ns).reconcile(NEXT_DAY, false, null);
@@ -440,22 +464,24 @@ class RealApiScheduleTest {
     // Then everything is restored, bookkeeping removed, and the pods come back
     assertThat(morning.status()).as(morning.message()).isEqualTo(Status.RECONCILED);
     assertThat(morning.changes()).extracting(Change::action).containsOnly(Action.RESTORE);
-    assertThat(morning.changes()).hasSize(3);
+    assertThat(morning.changes()).hasSize(4);
     GenericKubernetesResource poolMorning = nodePool(ns, pool);
     assertThat(spec(poolMorning)).isEqualTo(spec(poolBefore));
     assertThat(poolMorning.getMetadata().getAnnotations())
         .doesNotContainKeys(Planner.ORIGINAL, Planner.APPLIED);
     assertThat(replicas(ns, "chat")).isEqualTo(2);
+    assertThat(state(ns, "Deployment.chat")).isNull();
+    assertThat(state(ns, "StatefulSet.db")).isNull();
     assertThat(
             ns.client()
                 .apps()
-                .deployments()
+                .statefulSets()
                 .inNamespace(ns.name())
-                .withName("chat")
+                .withName("db")
                 .get()
-                .getMetadata()
-                .getAnnotations())
-        .doesNotContainKeys(Planner.ORIGINAL, Planner.APPLIED);
+                .getSpec()
+                .getReplicas())
+        .isEqualTo(1);
     assertThat(
             ns.client()
                 .autoscaling()
@@ -507,11 +533,7 @@ class RealApiScheduleTest {
             });
     var after = ns.client().apps().deployments().inNamespace(ns.name()).withName("chat").get();
     assertThat(after.getSpec().getReplicas()).isEqualTo(1);
-    assertThat(after.getMetadata().getAnnotations())
-        .doesNotContainKeys(Planner.ORIGINAL, Planner.APPLIED);
-    // gpufleet no longer owns spec.replicas; the scale subresource's writer does
-    JsonNode gpufleet = owned(after.getMetadata().getManagedFields(), "gpufleet", "Apply");
-    assertThat(gpufleet == null || !gpufleet.at("/f:spec").has("f:replicas")).isTrue();
+    assertThat(state(ns, "Deployment.chat")).as("bookkeeping removed").isNull();
     assertThat(ns.awaitReadyPods(chat, 1)).hasSize(1);
     assertThat(ns.client().v1().events().inNamespace(ns.name()).list().getItems())
         .anySatisfy(
@@ -526,7 +548,8 @@ class RealApiScheduleTest {
     // Given the night's scale-down and the morning's restore, planned from a read
     var chat = setUpWorkloads(ns);
     service(ns).reconcile(NIGHT, false, null);
-    var gateway = new FabricScheduleGateway(ns.client(), Clock.systemUTC());
+    bindWrites(ns);
+    var gateway = new FabricScheduleGateway(ns.cluster().client(), Clock.systemUTC());
     List<TargetState> read =
         gateway.workloads().stream().filter(w -> ns.name().equals(w.ref().namespace())).toList();
     var plan = Planner.plan(service(ns).policy(), NEXT_DAY, List.of(), read);
@@ -540,15 +563,14 @@ class RealApiScheduleTest {
     // When somebody scales the Deployment before the write lands
     ns.client().apps().deployments().inNamespace(ns.name()).withName("chat").scale(1);
 
-    // Then the API server refuses the apply (resourceVersion precondition: 409), nothing changes
+    // Then the API server refuses the scale (resourceVersion precondition: 409), nothing changes
     assertThatThrownBy(() -> gateway.apply(restore.write()))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("HTTP 409")
         .hasMessageContaining("Deployment " + ns.name() + "/chat");
     var after = ns.client().apps().deployments().inNamespace(ns.name()).withName("chat").get();
     assertThat(after.getSpec().getReplicas()).isEqualTo(1);
-    assertThat(after.getMetadata().getAnnotations())
-        .containsKeys(Planner.ORIGINAL, Planner.APPLIED);
+    assertThat(state(ns, "Deployment.chat")).as("still remembered").isNotNull();
     assertThat(Objects.requireNonNull(ns.awaitReadyPods(chat, 1))).hasSize(1);
   }
 

@@ -104,6 +104,18 @@ class ReconcileTest {
     return objects.require(kind, "ml", name).at("/spec/replicas").asInt();
   }
 
+  /** The schedule's remembered state of a Deployment/StatefulSet ({@code Kind.name}), or null. */
+  JsonNode state(String ns, String key) {
+    var cm =
+        client.configMaps().inNamespace(ns).withName(FabricScheduleGateway.STATE_CONFIGMAP).get();
+    String text = cm == null || cm.getData() == null ? null : cm.getData().get(key);
+    try {
+      return text == null ? null : Json.MAPPER.readTree(text);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   JsonNode annotations(String kind, String ns, String name) {
     return objects.require(kind, ns, name).path("metadata").path("annotations");
   }
@@ -117,8 +129,13 @@ class ReconcileTest {
     assertThat(replicas("Deployment", "chat")).isZero();
     assertThat(replicas("StatefulSet", "vector-db")).isZero();
     assertThat(replicas("Deployment", "always-on")).isEqualTo(2);
-    assertThat(annotations("Deployment", "ml", "chat").path(Planner.ORIGINAL).asText())
+    // the original is remembered in the namespace's state ConfigMap (a scale-only identity cannot
+    // annotate the Deployment)
+    assertThat(state("ml", "Deployment.chat").path("original").toString())
         .isEqualTo("{\"replicas\":4}");
+    assertThat(state("ml", "Deployment.chat").path("applied").path("fields").toString())
+        .isEqualTo("{\"replicas\":0}");
+    assertThat(annotations("Deployment", "ml", "chat").has(Planner.ORIGINAL)).isFalse();
     assertThat(night.changes())
         .filteredOn(c -> c.name().equals("chat"))
         .singleElement()
@@ -135,10 +152,8 @@ class ReconcileTest {
     assertThat(morning.window()).isEqualTo("business-hours");
     assertThat(replicas("Deployment", "chat")).isEqualTo(4);
     assertThat(replicas("StatefulSet", "vector-db")).isEqualTo(3);
-    assertThat(annotations("Deployment", "ml", "chat").has(Planner.APPLIED))
-        .as("bookkeeping removed after the restore")
-        .isFalse();
-    assertThat(annotations("Deployment", "ml", "chat").has(Planner.ORIGINAL)).isFalse();
+    assertThat(state("ml", "Deployment.chat")).as("bookkeeping removed after the restore").isNull();
+    assertThat(state("ml", "StatefulSet.vector-db")).isNull();
     assertThat(morning.changes()).extracting(Change::action).containsOnly(Action.RESTORE);
     // Kubernetes Events on the changed objects, an EventBridge outcome per run with changes
     assertThat(cluster.events())
@@ -179,10 +194,14 @@ class ReconcileTest {
     ObjectNode disruption = (ObjectNode) expected.at("/spec/disruption");
     disruption.set("budgets", after.at("/spec/disruption/budgets"));
     disruption.put("consolidateAfter", "5m");
-    ((ObjectNode) expected.get("metadata")).remove("resourceVersion");
+    ((ObjectNode) expected.get("metadata")).remove(List.of("resourceVersion", "generation"));
     ObjectNode actual = after.deepCopy();
-    ((ObjectNode) actual.get("metadata")).remove(List.of("annotations", "resourceVersion"));
+    ((ObjectNode) actual.get("metadata"))
+        .remove(List.of("annotations", "resourceVersion", "generation"));
     assertThat(actual).isEqualTo(expected);
+    // a spec change, so the generation went up by one
+    assertThat(after.at("/metadata/generation").asLong())
+        .isEqualTo(before.at("/metadata/generation").asLong() + 1);
     assertThat(after.at("/spec/disruption/consolidationPolicy").asText())
         .isEqualTo("WhenEmptyOrUnderutilized");
     assertThat(after.at("/spec/template/spec/requirements/0/values").toString())
@@ -204,23 +223,19 @@ class ReconcileTest {
   }
 
   @Test
-  void shouldSendServerSideApplyWithFieldManagerAndOnlyTheManagedFields() throws Exception {
+  void shouldApplyNodePoolsAndScaleWorkloadsOnlyThroughTheScaleSubresource() throws Exception {
     run(POLICY, NIGHT);
 
     var writes = objects.writes();
     assertThat(writes).hasSize(3);
-    assertThat(writes)
-        .allSatisfy(
-            w -> {
-              assertThat(w.method()).isEqualTo("PATCH");
-              assertThat(w.contentType()).startsWith("application/apply-patch+yaml");
-              assertThat(w.query()).contains("fieldManager=gpufleet").contains("force=true");
-            });
     var pool =
         writes.stream()
             .filter(w -> w.path().contains("/nodepools/gpu-a100"))
             .findFirst()
             .orElseThrow();
+    assertThat(pool.method()).isEqualTo("PATCH");
+    assertThat(pool.contentType()).startsWith("application/apply-patch+yaml");
+    assertThat(pool.query()).contains("fieldManager=gpufleet").contains("force=true");
     JsonNode body = Json.MAPPER.readTree(pool.body());
     assertThat(body.path("apiVersion").asText()).isEqualTo("karpenter.sh/v1");
     assertThat(body.path("kind").asText()).isEqualTo("NodePool");
@@ -230,16 +245,20 @@ class ReconcileTest {
     assertThat(body.path("spec").path("disruption").fieldNames())
         .toIterable()
         .containsExactlyInAnyOrder("budgets", "consolidateAfter");
-    var deploy =
-        writes.stream()
-            .filter(w -> w.path().contains("/deployments/chat"))
-            .findFirst()
-            .orElseThrow();
-    JsonNode d = Json.MAPPER.readTree(deploy.body());
-    assertThat(d.path("spec").toString()).isEqualTo("{\"replicas\":0}");
-    assertThat(d.path("metadata").path("annotations").fieldNames())
-        .toIterable()
-        .containsExactlyInAnyOrder(Planner.ORIGINAL, Planner.APPLIED);
+    // the Deployment and the StatefulSet: a conditional PUT of their Scale, nothing else
+    assertThat(writes)
+        .filteredOn(w -> !w.path().contains("/nodepools/"))
+        .extracting(w -> w.method(), w -> w.path())
+        .containsExactlyInAnyOrder(
+            tuple("PUT", "/apis/apps/v1/namespaces/ml/deployments/chat/scale"),
+            tuple("PUT", "/apis/apps/v1/namespaces/ml/statefulsets/vector-db/scale"));
+    var scale =
+        writes.stream().filter(w -> w.path().endsWith("/deployments/chat/scale")).findFirst();
+    JsonNode s = Json.MAPPER.readTree(scale.orElseThrow().body());
+    assertThat(s.path("kind").asText()).isEqualTo("Scale");
+    assertThat(s.path("spec").toString()).isEqualTo("{\"replicas\":0}");
+    assertThat(s.path("metadata").path("resourceVersion").asText()).isNotBlank();
+    assertThat(s.path("metadata").path("uid").asText()).isNotBlank();
   }
 
   @Test
@@ -272,7 +291,7 @@ class ReconcileTest {
                   .contains("changed by someone else")
                   .contains("replicas: gpufleet 0, now 2");
             });
-    assertThat(annotations("Deployment", "ml", "chat").has(Planner.APPLIED)).isFalse();
+    assertThat(state("ml", "Deployment.chat")).isNull();
     // the StatefulSet nobody touched is restored as usual
     assertThat(replicas("StatefulSet", "vector-db")).isEqualTo(3);
     assertThat(cluster.events())
@@ -419,9 +438,9 @@ class ReconcileTest {
 
   @Test
   void shouldReportAFailedWriteAsPartialAndHealItOnTheNextRun() {
-    // the API server fails the first apply to the StatefulSet
+    // the API server fails the first scale of the StatefulSet (its state entry is written first)
     cluster.fail(
-        r -> r.getMethod().equals("PATCH") && r.getPath().contains("/statefulsets/vector-db"),
+        r -> r.getMethod().equals("PUT") && r.getPath().contains("/statefulsets/vector-db/scale"),
         500,
         1);
 
@@ -443,9 +462,20 @@ class ReconcileTest {
 
     ScheduleOutcome next = run(POLICY, NIGHT.plusSeconds(900));
 
+    // the entry of the scale that never landed (same generation, replicas not applied) is
+    // recognised: the next run applies it again, from the original 3
     assertThat(next.status()).isEqualTo(Status.RECONCILED);
-    assertThat(next.changes()).extracting(Change::name).containsExactly("vector-db");
+    assertThat(next.changes())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.name()).isEqualTo("vector-db");
+              assertThat(c.action()).isEqualTo(Action.APPLY);
+              assertThat(c.before().toString()).isEqualTo("{\"replicas\":3}");
+            });
     assertThat(replicas("StatefulSet", "vector-db")).isZero();
+    assertThat(state("ml", "StatefulSet.vector-db").path("original").toString())
+        .isEqualTo("{\"replicas\":3}");
   }
 
   @Test

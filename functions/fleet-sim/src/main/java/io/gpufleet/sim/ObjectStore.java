@@ -203,6 +203,7 @@ final class ObjectStore {
     }
     o.with("metadata").put("uid", current.path("metadata").path("uid").asText());
     o.with("metadata").put("resourceVersion", String.valueOf(resourceVersion.incrementAndGet()));
+    generation(current, o);
     objects.put(key, o);
     return ok(200, o);
   }
@@ -231,6 +232,7 @@ final class ObjectStore {
     ObjectNode next = current.deepCopy();
     PodStore.merge(next, patch);
     next.with("metadata").put("resourceVersion", String.valueOf(resourceVersion.incrementAndGet()));
+    generation(current, next);
     objects.put(key, next);
     return ok(200, next);
   }
@@ -300,6 +302,7 @@ final class ObjectStore {
     }
     mergeApply(next, claim);
     next.with("metadata").put("resourceVersion", String.valueOf(resourceVersion.incrementAndGet()));
+    generation(current, next);
     objects.put(key, next);
     lastApplied.put(ownerKey, claim);
     return ok(200, next);
@@ -356,10 +359,23 @@ final class ObjectStore {
       if (!replicas.canConvertToInt()) {
         return SimDispatcher.status(422, "Invalid", "spec.replicas is required");
       }
+      // as the API server: the Scale's uid and resourceVersion, when sent, are preconditions
+      String uid = patch.path("metadata").path("uid").asText(null);
+      if (uid != null && !uid.equals(current.path("metadata").path("uid").asText())) {
+        return conflict(name, "Precondition failed: UID in precondition: " + uid);
+      }
+      String rv = patch.path("metadata").path("resourceVersion").asText(null);
+      if (rv != null && !rv.equals(current.path("metadata").path("resourceVersion").asText())) {
+        return conflict(
+            name,
+            "the object has been modified; please apply your changes to the latest version and"
+                + " try again");
+      }
       ObjectNode next = current.deepCopy();
       next.with("spec").put("replicas", replicas.asInt());
       next.with("metadata")
           .put("resourceVersion", String.valueOf(resourceVersion.incrementAndGet()));
+      generation(current, next);
       objects.put(key, next);
       current = next;
     } else if (!method.equals("GET")) {
@@ -370,10 +386,19 @@ final class ObjectStore {
     s.putObject("metadata")
         .put("name", name)
         .put("namespace", current.path("metadata").path("namespace").asText())
+        .put("uid", current.path("metadata").path("uid").asText())
         .put("resourceVersion", current.path("metadata").path("resourceVersion").asText());
     s.putObject("spec").put("replicas", current.path("spec").path("replicas").asInt(1));
     s.putObject("status").put("replicas", current.path("spec").path("replicas").asInt(1));
     return ok(200, s);
+  }
+
+  /** As the API server: metadata.generation goes up by one when the spec changes. */
+  private static void generation(ObjectNode before, ObjectNode after) {
+    long g = before.path("metadata").path("generation").asLong(1);
+    after
+        .with("metadata")
+        .put("generation", before.path("spec").equals(after.path("spec")) ? g : g + 1);
   }
 
   private MockResponse delete(String key, String name) {

@@ -18,6 +18,9 @@ public interface ClusterPort {
 
   Optional<NodeInfo> getNode(String name);
 
+  /** True when the node exists and its Ready condition is True. */
+  boolean nodeReady(String name);
+
   /** Applies the change in one patch; false when guarded and the node changed since it was read. */
   boolean patchNode(NodeInfo node, NodeChange change);
 

@@ -63,12 +63,31 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
     Instant hardStop =
         clock.instant().plusMillis(context.getRemainingTimeInMillis()).minus(REPORT_RESERVE);
     try {
-      var outcomes =
+      Object answer =
           PowertoolsLogging.withLogging(
-              context, () -> service.handle(decoder.decode(payload), hardStop));
-      output.write(Json.MAPPER.writeValueAsBytes(outcomes));
+              context,
+              () -> {
+                var root = sqsBatchOrNull(payload);
+                return root != null
+                    ? SqsBatch.handle(root, decoder, service, hardStop)
+                    : service.handle(decoder.decode(payload), hardStop);
+              });
+      output.write(Json.MAPPER.writeValueAsBytes(answer));
     } finally {
       metrics.flush();
+    }
+  }
+
+  /** The parsed payload when it is an SQS event source mapping's batch, else null. */
+  private static com.fasterxml.jackson.databind.JsonNode sqsBatchOrNull(byte[] payload) {
+    if (payload.length < 12 || payload.length > 8 * 1024 * 1024) {
+      return null;
+    }
+    try {
+      var root = Json.MAPPER.readTree(payload);
+      return SqsBatch.isBatch(root) ? root : null;
+    } catch (IOException e) {
+      return null; // the decoder words the rejection
     }
   }
 

@@ -65,8 +65,9 @@ public final class DrainPolicy {
     NodeInfo.Taint taint = null;
     Map<String, String> labels = new LinkedHashMap<>();
     if (plan.actions().contains(Action.TAINT)) {
-      if (!node.hasTaint(settings.taintKey(), "NoSchedule")) {
-        taint = new NodeInfo.Taint(settings.taintKey(), plan.kind().label(), "NoSchedule");
+      String effect = settings.options().taintEffect();
+      if (!node.hasTaint(settings.taintKey(), effect)) {
+        taint = new NodeInfo.Taint(settings.taintKey(), plan.kind().label(), effect);
       }
       if (settings.excludeFromLoadBalancers()) {
         labels.put(LB_EXCLUSION_LABEL, "true");
@@ -75,6 +76,47 @@ public final class DrainPolicy {
     boolean cordon = plan.actions().contains(Action.CORDON) && !node.unschedulable();
     return new NodeChange(
         taint, cordon, labels, Map.of(DrainMarker.ANNOTATION, marker.toJson()), true);
+  }
+
+  /**
+   * Why this node must not be touched, or null: it matches {@code DRAIN_EXCLUDE_NODES}, or it is a
+   * Karpenter node and {@code DRAIN_LEAVE_KARPENTER_NODES} leaves those to Karpenter's own
+   * interruption queue.
+   */
+  public String exclusion(NodeInfo node) {
+    var options = settings.options();
+    if (options.leaveKarpenterNodes()
+        && node.labels() != null
+        && node.labels().containsKey(DrainSettings.KARPENTER_NODEPOOL_LABEL)) {
+      return "Karpenter node (label "
+          + DrainSettings.KARPENTER_NODEPOOL_LABEL
+          + "="
+          + node.labels().get(DrainSettings.KARPENTER_NODEPOOL_LABEL)
+          + "): left to Karpenter's interruption queue (DRAIN_LEAVE_KARPENTER_NODES=true)";
+    }
+    if (options.exclude() != null && options.exclude().matches(node.labels())) {
+      return "node matches DRAIN_EXCLUDE_NODES '" + options.exclude().text() + "': not touched";
+    }
+    return null;
+  }
+
+  /** The node-level steps a plan takes, in order, as a dry run lists them. */
+  public List<String> plannedNodeSteps(Plan plan, NodeInfo node) {
+    var steps = new ArrayList<String>();
+    if (plan.actions().contains(Action.TAINT)) {
+      String effect = settings.options().taintEffect();
+      steps.add(
+          node.hasTaint(settings.taintKey(), effect)
+              ? "taint " + settings.taintKey() + ":" + effect + " (already there)"
+              : "taint " + settings.taintKey() + "=" + plan.kind().label() + ":" + effect);
+      if (settings.excludeFromLoadBalancers()) {
+        steps.add("label " + LB_EXCLUSION_LABEL + "=true");
+      }
+    }
+    if (plan.actions().contains(Action.CORDON)) {
+      steps.add(node.unschedulable() ? "cordon (already cordoned)" : "cordon");
+    }
+    return steps;
   }
 
   /** Which pods to evict (critical ones in a second wave) and which to leave, with why. */

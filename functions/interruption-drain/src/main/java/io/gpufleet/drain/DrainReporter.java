@@ -29,9 +29,21 @@ public final class DrainReporter {
   private final MetricsSink metrics;
   private final EventPublisher publisher;
   private final Notifier notifier;
+  private final MessageTemplate template;
 
   public DrainReporter(
       ClusterPort cluster, MetricsSink metrics, EventPublisher publisher, Notifier notifier) {
+    this(cluster, metrics, publisher, notifier, DrainSettings.Options.DEFAULTS);
+  }
+
+  /** With {@code options.messageTemplate()} (DRAIN_MESSAGE_TEMPLATE) shaping the summary text. */
+  public DrainReporter(
+      ClusterPort cluster,
+      MetricsSink metrics,
+      EventPublisher publisher,
+      Notifier notifier,
+      DrainSettings.Options options) {
+    this.template = options.messageTemplate();
     this.cluster = cluster;
     this.metrics = metrics;
     this.publisher = publisher;
@@ -65,7 +77,9 @@ public final class DrainReporter {
         () ->
             publisher.publish(
                 DETAIL_TYPE, o, o.instanceId() == null ? List.of() : List.of(o.instanceId())));
-    guarded("notification", () -> notifier.notify(subject(o), summary(o)));
+    guarded(
+        "notification",
+        () -> notifier.notify(subject(o), template == null ? summary(o) : template.render(o)));
   }
 
   private void count(DrainOutcome o) {

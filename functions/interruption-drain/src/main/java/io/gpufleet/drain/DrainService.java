@@ -36,6 +36,7 @@ public final class DrainService {
   private final DrainReporter reporter;
   private final Clock clock;
   private final Sleeper sleeper;
+  private final LifecycleService lifecycle;
 
   /** Instances of this process being looked up and cordoned right now (see awaitClaims). */
   private final java.util.concurrent.atomic.AtomicInteger claiming =
@@ -49,6 +50,25 @@ public final class DrainService {
       DrainReporter reporter,
       Clock clock,
       Sleeper sleeper) {
+    this(settings, cluster, reporter, clock, sleeper, null, ContinuationPort.NONE);
+  }
+
+  /**
+   * With Auto Scaling lifecycle hooks: {@code hooks} heartbeats and completes them, {@code
+   * continuations} resumes a drain that outlives one invocation.
+   */
+  public DrainService(
+      DrainSettings settings,
+      ClusterPort cluster,
+      DrainReporter reporter,
+      Clock clock,
+      Sleeper sleeper,
+      LifecyclePort hooks,
+      ContinuationPort continuations) {
+    this.lifecycle =
+        hooks == null
+            ? null
+            : new LifecycleService(this, settings, cluster, hooks, continuations, clock, sleeper);
     this.settings = settings;
     this.policy = new DrainPolicy(settings);
     this.cluster = cluster;
@@ -102,6 +122,20 @@ public final class DrainService {
       reporter.report(outcome);
       return List.of(outcome);
     }
+    if (ie instanceof FleetEvent.LifecycleAction action) {
+      var outcome =
+          lifecycle == null
+              ? simple(
+                  action,
+                  action.instanceId(),
+                  null,
+                  Status.NO_ACTION,
+                  "no Auto Scaling client configured: lifecycle hooks are not handled here",
+                  received)
+              : lifecycle.handle(action, received, hardStop);
+      reporter.report(outcome);
+      return List.of(outcome);
+    }
     List<String> ids = ie.instanceIds();
     if (ids.size() == 1) {
       return List.of(handleInstance(ie, ids.get(0), received, hardStop));
@@ -152,6 +186,9 @@ public final class DrainService {
           Status.NO_ACTION,
           "no actions configured for " + plan.kind(),
           received);
+    }
+    if (settings.options().dryRun()) {
+      return dryRunOutcome(event, instanceId, plan, received, List.of());
     }
     var claim = new java.util.concurrent.atomic.AtomicBoolean(true);
     claiming.incrementAndGet();
@@ -211,6 +248,10 @@ public final class DrainService {
               received);
     }
     NodeInfo node = found.get();
+    String excluded = policy.exclusion(node);
+    if (excluded != null) {
+      return simple(event, instanceId, node.name(), Status.EXCLUDED, excluded, received);
+    }
     boolean drain = plan.actions().contains(Action.DRAIN);
     var marker =
         new DrainMarker(
@@ -286,6 +327,70 @@ public final class DrainService {
     return outcome(event, instanceId, node.name(), plan, selection, result, received, cordoned);
   }
 
+  /**
+   * DRAIN_DRY_RUN: what this event would do to the instance's node, read only; {@code after} are
+   * steps that follow the drain (e.g. completing a lifecycle action).
+   */
+  DrainOutcome dryRunOutcome(
+      FleetEvent.InstanceEvent event,
+      String instanceId,
+      DrainPolicy.Plan plan,
+      Instant received,
+      List<String> after) {
+    var found = cluster.findNodeByInstanceId(instanceId);
+    var planned = new ArrayList<String>();
+    String message;
+    String nodeName = found.map(NodeInfo::name).orElse(null);
+    if (found.isEmpty()) {
+      message =
+          "dry run: no node of cluster "
+              + settings.clusterName()
+              + " has providerID .../"
+              + instanceId
+              + "; nothing would be done to a node";
+      planned.addAll(after);
+    } else if (policy.exclusion(found.get()) != null) {
+      message = "dry run: " + policy.exclusion(found.get());
+      planned.addAll(after);
+    } else if (plan.actions().isEmpty()) {
+      message = "dry run: no actions configured for " + plan.kind();
+      planned.addAll(after);
+    } else {
+      planned.addAll(policy.plannedNodeSteps(plan, found.get()));
+      if (plan.actions().contains(Action.DRAIN)) {
+        var report = dryRun(instanceId);
+        report.wouldEvict().forEach(p -> planned.add("evict " + p));
+        report
+            .wouldWaitOrBlock()
+            .forEach(p -> planned.add("evict " + p.pod() + " (would wait: " + p.reason() + ")"));
+        report.alreadyTerminating().forEach(p -> planned.add("wait for " + p + " (terminating)"));
+        report.wouldSkip().forEach(p -> planned.add("skip " + p.pod() + " (" + p.reason() + ")"));
+      }
+      planned.addAll(after);
+      message =
+          "dry run (DRAIN_DRY_RUN=true): nothing was changed; "
+              + planned.size()
+              + " planned step(s), deadline "
+              + plan.deadline()
+              + " ("
+              + plan.deadlineBasis()
+              + ")";
+    }
+    return DrainOutcome.dryRun(
+        event.meta().id(),
+        plan.kind().label(),
+        instanceId,
+        settings.clusterName(),
+        nodeName,
+        message,
+        received,
+        planned);
+  }
+
+  DrainPolicy policy() {
+    return policy;
+  }
+
   /** What draining this instance's node would do now; reads only. */
   public io.gpufleet.drain.model.DryRunReport dryRun(String instanceId) {
     var found = cluster.findNodeByInstanceId(instanceId);
@@ -327,7 +432,7 @@ public final class DrainService {
             + " skipped");
   }
 
-  private DrainOutcome outcome(
+  DrainOutcome outcome(
       FleetEvent.InstanceEvent event,
       String instanceId,
       String nodeName,
@@ -423,7 +528,7 @@ public final class DrainService {
     return out;
   }
 
-  private void patchMarker(String nodeName, DrainMarker marker) {
+  void patchMarker(String nodeName, DrainMarker marker) {
     cluster
         .getNode(nodeName)
         .ifPresent(
@@ -450,7 +555,7 @@ public final class DrainService {
     }
   }
 
-  private DrainOutcome simple(
+  DrainOutcome simple(
       FleetEvent.InstanceEvent event,
       String instanceId,
       String node,
@@ -468,7 +573,7 @@ public final class DrainService {
         received);
   }
 
-  private static long ms(Instant from, Instant to) {
+  static long ms(Instant from, Instant to) {
     return Duration.between(from, to).toMillis();
   }
 }

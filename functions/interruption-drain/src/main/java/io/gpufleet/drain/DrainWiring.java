@@ -39,12 +39,74 @@ public final class DrainWiring {
     var sinks = OutcomeSinks.fromEnvironment(env, aws, EVENT_SOURCE);
     MetricsSink metrics = new PowertoolsMetricsSink();
     var cluster = new FabricClusterGateway(kube);
-    var reporter = new DrainReporter(cluster, metrics, sinks.publisher(), sinks.notifier());
+    var reporter =
+        new DrainReporter(
+            cluster, metrics, sinks.publisher(), sinks.notifier(), settings.options());
     return new Wired(
-        new DrainService(settings, cluster, reporter, clock, Sleeper.SYSTEM),
+        new DrainService(
+            settings,
+            cluster,
+            reporter,
+            clock,
+            Sleeper.SYSTEM,
+            lifecycleHooks(aws),
+            continuations(env, aws)),
         metrics,
         cluster::prime,
         kube);
+  }
+
+  /**
+   * The Auto Scaling client, built on first use (SnapStart: no client state in the snapshot that a
+   * lifecycle event does not need; a spot-only deployment never builds it).
+   */
+  static LifecyclePort lifecycleHooks(Supplier<AwsClients> aws) {
+    var port =
+        new java.util.concurrent.atomic.AtomicReference<
+            io.gpufleet.drain.aws.AutoScalingLifecycleAdapter>();
+    Supplier<LifecyclePort> lazy =
+        () ->
+            port.updateAndGet(
+                p ->
+                    p != null
+                        ? p
+                        : new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(
+                            aws.get()
+                                .build(
+                                    software.amazon.awssdk.services.autoscaling.AutoScalingClient
+                                        .builder())));
+    return new LifecyclePort() {
+      @Override
+      public void heartbeat(Hook hook) throws HookGoneException {
+        lazy.get().heartbeat(hook);
+      }
+
+      @Override
+      public void complete(Hook hook, String result) throws HookGoneException {
+        lazy.get().complete(hook, result);
+      }
+    };
+  }
+
+  /** {@code LIFECYCLE_CONTINUATION_QUEUE_URL}: where delayed continuations go (none: unset). */
+  static ContinuationPort continuations(Settings env, Supplier<AwsClients> aws) {
+    var url = env.optional("LIFECYCLE_CONTINUATION_QUEUE_URL").filter(u -> !u.isBlank());
+    if (url.isEmpty()) {
+      return ContinuationPort.NONE;
+    }
+    var client =
+        new java.util.concurrent.atomic.AtomicReference<
+            software.amazon.awssdk.services.sqs.SqsClient>();
+    return (body, delay) ->
+        new io.gpufleet.drain.aws.SqsContinuationAdapter(
+                client.updateAndGet(
+                    c ->
+                        c != null
+                            ? c
+                            : aws.get()
+                                .build(software.amazon.awssdk.services.sqs.SqsClient.builder())),
+                url.get())
+            .schedule(body, delay);
   }
 
   /**
@@ -59,8 +121,23 @@ public final class DrainWiring {
       Notifier notifier,
       Clock clock,
       Sleeper sleeper) {
+    return service(
+        kube, settings, metrics, publisher, notifier, clock, sleeper, null, ContinuationPort.NONE);
+  }
+
+  /** As above, with Auto Scaling lifecycle hooks handled through {@code hooks}. */
+  public static DrainService service(
+      KubernetesClient kube,
+      DrainSettings settings,
+      MetricsSink metrics,
+      EventPublisher publisher,
+      Notifier notifier,
+      Clock clock,
+      Sleeper sleeper,
+      LifecyclePort hooks,
+      ContinuationPort continuations) {
     var cluster = new FabricClusterGateway(kube);
-    var reporter = new DrainReporter(cluster, metrics, publisher, notifier);
-    return new DrainService(settings, cluster, reporter, clock, sleeper);
+    var reporter = new DrainReporter(cluster, metrics, publisher, notifier, settings.options());
+    return new DrainService(settings, cluster, reporter, clock, sleeper, hooks, continuations);
   }
 }

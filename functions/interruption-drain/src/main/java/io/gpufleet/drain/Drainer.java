@@ -50,21 +50,36 @@ public final class Drainer {
 
   public Result run(String nodeName, DrainPolicy.Selection selection, Instant deadline)
       throws InterruptedException {
-    Instant evictUntil =
-        settings.forceDeleteAtDeadline() ? deadline.minus(FORCE_RESERVE) : deadline;
+    return run(nodeName, selection, deadline, deadline, settings.forceDeleteAtDeadline());
+  }
+
+  /**
+   * As {@link #run(String, DrainPolicy.Selection, Instant)}, for a drain that may go on after this
+   * {@code deadline} (a lifecycle hook held by heartbeats): grace periods are capped to {@code
+   * graceUntil} instead, and force-delete happens only when {@code forceAtDeadline}.
+   */
+  public Result run(
+      String nodeName,
+      DrainPolicy.Selection selection,
+      Instant deadline,
+      Instant graceUntil,
+      boolean forceAtDeadline)
+      throws InterruptedException {
+    Instant evictUntil = forceAtDeadline ? deadline.minus(FORCE_RESERVE) : deadline;
+
     var reports = new LinkedHashMap<String, PodReport>();
     var waitFor = new LinkedHashMap<String, PodInfo>();
     selection.terminating().forEach(p -> waitFor.put(p.uid(), p));
 
     Instant firstWaveCutoff = criticalCutoff(evictUntil, !selection.critical().isEmpty());
-    Instant issued1 = evictAll(selection.first(), firstWaveCutoff, reports, waitFor);
+    Instant issued1 = evictAll(selection.first(), firstWaveCutoff, graceUntil, reports, waitFor);
     awaitGone(nodeName, waitFor, firstWaveCutoff);
-    Instant issued2 = evictAll(selection.critical(), evictUntil, reports, waitFor);
+    Instant issued2 = evictAll(selection.critical(), evictUntil, graceUntil, reports, waitFor);
     Instant allIssued = issued2 != null ? issued2 : issued1;
     Instant allGone = awaitGone(nodeName, waitFor, evictUntil);
 
     if (!waitFor.isEmpty() || reports.values().stream().anyMatch(r -> !r.madeIt())) {
-      finishLeftovers(reports, waitFor);
+      finishLeftovers(reports, waitFor, forceAtDeadline);
     }
     for (PodInfo p : selection.terminating()) {
       reports.putIfAbsent(
@@ -99,6 +114,7 @@ public final class Drainer {
   private Instant evictAll(
       List<PodInfo> pods,
       Instant until,
+      Instant graceUntil,
       Map<String, PodReport> reports,
       Map<String, PodInfo> waitFor)
       throws InterruptedException {
@@ -116,7 +132,7 @@ public final class Drainer {
                 () -> {
                   gate.acquire();
                   try {
-                    Attempt attempt = evictOne(pod, until);
+                    Attempt attempt = evictOne(pod, until, graceUntil);
                     results.put(pod.uid(), attempt.report());
                     firstAnswers.accumulateAndGet(attempt.firstAnswer(), Drainer::later);
                   } finally {
@@ -155,7 +171,7 @@ public final class Drainer {
     return b == null || a.isAfter(b) ? a : b;
   }
 
-  Attempt evictOne(PodInfo pod, Instant until) throws InterruptedException {
+  Attempt evictOne(PodInfo pod, Instant until, Instant graceLimit) throws InterruptedException {
     Instant firstAnswer = null;
     long requested = DrainPolicy.requestedGrace(pod);
     boolean critical = DrainPolicy.isCritical(pod);
@@ -179,7 +195,12 @@ public final class Drainer {
                 critical),
             firstAnswer);
       }
-      granted = DrainPolicy.grantedGrace(pod, left);
+      granted =
+          DrainPolicy.grantedGrace(
+              pod,
+              graceLimit == null || !graceLimit.isAfter(until)
+                  ? left
+                  : Duration.between(clock.instant(), graceLimit));
       attempts++;
       EvictionResult result = cluster.evict(pod, granted);
       if (attempts == 1) {
@@ -272,9 +293,10 @@ public final class Drainer {
   }
 
   /** At the deadline: force-delete what is left if configured, and label what did not make it. */
-  private void finishLeftovers(Map<String, PodReport> reports, Map<String, PodInfo> waitFor) {
+  private void finishLeftovers(
+      Map<String, PodReport> reports, Map<String, PodInfo> waitFor, boolean force) {
     var stillThere = new HashSet<>(waitFor.keySet());
-    if (settings.forceDeleteAtDeadline()) {
+    if (force) {
       for (var entry : reports.entrySet()) {
         PodReport r = entry.getValue();
         if (!r.madeIt() || stillThere.contains(entry.getKey())) {

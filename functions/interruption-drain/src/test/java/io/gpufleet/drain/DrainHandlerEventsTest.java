@@ -51,7 +51,9 @@ class DrainHandlerEventsTest {
           EventDecoder.SPOT_WARNING,
           EventDecoder.REBALANCE,
           EventDecoder.STATE_CHANGE,
-          EventDecoder.HEALTH);
+          EventDecoder.HEALTH,
+          EventDecoder.LIFECYCLE_TERMINATE,
+          EventDecoder.LIFECYCLE_LAUNCH);
   static final String TAINT_KEY = "gpufleet.io/interruption";
 
   SimTime time;
@@ -61,6 +63,30 @@ class DrainHandlerEventsTest {
   final Recorders.RecordingNotifier notifier = new Recorders.RecordingNotifier();
   final Recorders.RecordingMetrics metrics = new Recorders.RecordingMetrics();
   DrainHandler handler;
+  static io.gpufleet.sim.aws.AwsStubServer stub;
+  static software.amazon.awssdk.services.autoscaling.AutoScalingClient autoScaling;
+  io.gpufleet.sim.aws.SimAutoScaling asg;
+  final List<String> continuations = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  @org.junit.jupiter.api.BeforeAll
+  static void startAutoScaling() {
+    stub = io.gpufleet.sim.aws.AwsStubServer.start();
+    autoScaling =
+        software.amazon.awssdk.services.autoscaling.AutoScalingClient.builder()
+            .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+            .credentialsProvider(
+                software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                    software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
+                        "AKID", "s")))
+            .endpointOverride(stub.endpoint())
+            .build();
+  }
+
+  @org.junit.jupiter.api.AfterAll
+  static void stopAutoScaling() {
+    autoScaling.close();
+    stub.close();
+  }
 
   @BeforeEach
   void startTheDemoFleet() {
@@ -68,6 +94,8 @@ class DrainHandlerEventsTest {
     cluster = SimCluster.start(time);
     client = cluster.newClient();
     DemoFleet.populate(cluster);
+    stub.reset();
+    asg = new io.gpufleet.sim.aws.SimAutoScaling(stub, time.clock());
     var service =
         DrainWiring.service(
             client,
@@ -76,7 +104,9 @@ class DrainHandlerEventsTest {
             publisher,
             notifier,
             time.clock(),
-            time.sleeper());
+            time.sleeper(),
+            new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(autoScaling),
+            (body, delay) -> continuations.add(body));
     handler = new DrainHandler(service, metrics, time.clock());
     // load the client, handler and logging classes before simulated time matters (at x40 a
     // second of class loading is 40 s of the two-minute notice): a read-only dry run and one
@@ -154,7 +184,9 @@ class DrainHandlerEventsTest {
   }
 
   JsonNode invokeFile(String name) throws IOException {
-    return invoke(rebase(read(eventsDir().resolve(name)), time.now()));
+    JsonNode event = read(eventsDir().resolve(name));
+    asg.holdFor(event, java.time.Duration.ofMinutes(5));
+    return invoke(rebase(event, time.now()));
   }
 
   // ---- the cluster's end state ----
@@ -229,6 +261,8 @@ class DrainHandlerEventsTest {
       case "rebalance-recommendation.json" -> rebalance(outcomes);
       case "instance-state-change-stopping.json" -> stateChangeStopping(outcomes);
       case "health-scheduled-change.json" -> healthScheduledChange(outcomes);
+      case "asg-lifecycle-terminate.json" -> lifecycleTerminate(outcomes);
+      case "asg-lifecycle-launch.json" -> lifecycleLaunch(outcomes);
       default ->
           fail(
               "events/"
@@ -341,6 +375,99 @@ class DrainHandlerEventsTest {
     // the static pod stays with its node
     assertThat(cluster.podsOn(nodeOf(7)))
         .anyMatch(p -> p.getMetadata().getName().startsWith("node-problem-detector-"));
+  }
+
+  void lifecycleTerminate(List<DrainOutcome> outcomes) {
+    String nodeName = nodeOf(6);
+    var o = single(outcomes);
+    assertThat(o.status()).as(o.message()).isEqualTo(Status.DRAINED);
+    assertThat(o.kind()).isEqualTo("asg-terminate");
+    assertThat(o.node()).isEqualTo(nodeName);
+    assertThat(o.podsEvicted()).hasSize(7);
+    assertThat(evictablePodsLeftOn(nodeName)).isEmpty();
+    assertThat(taintedFor(node(nodeName), "asg-terminate")).isTrue();
+    assertThat(unschedulable(node(nodeName))).isTrue();
+    assertThat(o.lifecycle().result()).isEqualTo("CONTINUE");
+    // the simulated Auto Scaling group recorded the completion of this very action
+    assertThat(asg.completions())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.instanceId()).isEqualTo("i-0a1b2c3d4e5f60032");
+              assertThat(c.hook()).isEqualTo("gpufleet-drain");
+              assertThat(c.result()).isEqualTo("CONTINUE");
+              assertThat(c.byTimeout()).isFalse();
+            });
+    assertThat(stub.calls("CompleteLifecycleAction"))
+        .singleElement()
+        .satisfies(
+            c ->
+                assertThat(c.param("LifecycleActionToken"))
+                    .contains("8c2f5d3a-6e1b-4a7c-9d0e-1f2a3b4c5d6e"));
+    assertThat(asg.heartbeats()).isNotEmpty();
+  }
+
+  void lifecycleLaunch(List<DrainOutcome> outcomes) {
+    var o = single(outcomes);
+    assertThat(o.status()).as(o.message()).isEqualTo(Status.HOOK_COMPLETED);
+    assertThat(o.node()).isEqualTo(nodeOf(7));
+    assertThat(asg.completions())
+        .singleElement()
+        .satisfies(c -> assertThat(c.result()).isEqualTo("CONTINUE"));
+    assertThat(requests("PATCH", "")).isEmpty();
+    assertThat(requests("POST", "/eviction")).isEmpty();
+  }
+
+  @Test
+  void shouldAcknowledgeAutoScalingsDirectSqsMessagesThroughTheSqsEntry() throws IOException {
+    // Given an SQS batch: Auto Scaling's test notification and a terminate hook sent straight to
+    // the queue (no EventBridge envelope; shapes from the EC2 Auto Scaling user guide)
+    String token = "4f3e2d1c-0b9a-4887-a665-544332211009";
+    asg.hold(
+        "eks-ng-gpu-dra",
+        "gpufleet-drain",
+        "i-0a1b2c3d4e5f60031",
+        "autoscaling:EC2_INSTANCE_TERMINATING",
+        java.time.Duration.ofMinutes(5),
+        "ABANDON",
+        token);
+    var test =
+        "{\"AccountId\":\"123456789012\",\"RequestId\":\"4e6156f4-a9e2-4bda-a7fd-33f2ae528958\","
+            + "\"AutoScalingGroupName\":\"eks-ng-gpu-dra\",\"Service\":\"AWS Auto Scaling\","
+            + "\"Event\":\"autoscaling:TEST_NOTIFICATION\",\"Time\":\"2026-11-29T03:00:36.414Z\"}";
+    var hook =
+        "{\"Origin\":\"AutoScalingGroup\",\"LifecycleHookName\":\"gpufleet-drain\","
+            + "\"Destination\":\"EC2\",\"AccountId\":\"123456789012\","
+            + "\"RequestId\":\"63e0c8b1-3c1e-4f13-8b53-4a2f1e7e2a11\","
+            + "\"LifecycleTransition\":\"autoscaling:EC2_INSTANCE_TERMINATING\","
+            + "\"AutoScalingGroupName\":\"eks-ng-gpu-dra\",\"Service\":\"AWS Auto Scaling\","
+            + "\"Time\":\""
+            + time.now()
+            + "\",\"EC2InstanceId\":\"i-0a1b2c3d4e5f60031\",\"LifecycleActionToken\":\""
+            + token
+            + "\"}";
+    var batch = Json.MAPPER.createObjectNode();
+    var records = batch.putArray("Records");
+    for (var body : List.of(test, hook)) {
+      var r = records.addObject();
+      r.put("messageId", "m-" + records.size());
+      r.put("body", body);
+      r.put("eventSource", "aws:sqs");
+      r.put("awsRegion", "us-east-1");
+    }
+
+    // When the batch is delivered as the event source mapping delivers it
+    JsonNode answer = invoke(Json.MAPPER.writeValueAsBytes(batch));
+
+    // Then every record succeeded, the test notification changed nothing, and the hook drained
+    assertThat(answer.path("batchItemFailures").isArray()).isTrue();
+    assertThat(answer.path("batchItemFailures")).isEmpty();
+    assertThat(metrics.total("EventsNoAction")).isEqualTo(1);
+    assertThat(metrics.total("EventsDrained")).isEqualTo(1);
+    assertThat(evictablePodsLeftOn(nodeOf(5))).isEmpty();
+    assertThat(asg.completions())
+        .singleElement()
+        .satisfies(c -> assertThat(c.result()).isEqualTo("CONTINUE"));
   }
 
   static DrainOutcome single(List<DrainOutcome> outcomes) {

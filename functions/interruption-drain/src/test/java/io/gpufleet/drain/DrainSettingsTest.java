@@ -44,7 +44,9 @@ class DrainSettingsTest {
                       EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN),
                   DrainKind.HEALTH_SCHEDULED, EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN),
                   DrainKind.REBALANCE, EnumSet.of(Action.TAINT, Action.CORDON),
-                  DrainKind.STATE_CHANGE, EnumSet.of(Action.CORDON, Action.DRAIN)));
+                  DrainKind.STATE_CHANGE, EnumSet.of(Action.CORDON, Action.DRAIN),
+                  DrainKind.ASG_TERMINATE, EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN),
+                  DrainKind.ASG_LAUNCH, EnumSet.noneOf(Action.class)));
     }
 
     @Test

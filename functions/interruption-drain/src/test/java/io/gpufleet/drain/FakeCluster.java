@@ -215,6 +215,12 @@ final class FakeCluster implements ClusterPort {
     return Optional.ofNullable(nodes.get(name));
   }
 
+  /** Nodes of the fake are Ready while they exist. */
+  @Override
+  public synchronized boolean nodeReady(String name) {
+    return nodes.containsKey(name);
+  }
+
   @Override
   public synchronized boolean patchNode(NodeInfo node, NodeChange change) {
     calls.add(new PatchNode(clock.instant(), node.name(), node.resourceVersion(), change));

@@ -14,6 +14,7 @@ import io.gpufleet.drain.model.EvictionResult;
 import io.gpufleet.drain.model.PodInfo;
 import io.gpufleet.drain.model.PodReport;
 import io.gpufleet.sim.Recorders;
+import io.gpufleet.sim.real.FunctionIdentity;
 import io.gpufleet.sim.real.KwokNodes;
 import io.gpufleet.sim.real.RealApiServerTest;
 import io.gpufleet.sim.real.RealCluster;
@@ -27,10 +28,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Real API server tier: the drain, wired as the Lambda wires it ({@link DrainWiring#service}) over
- * a real kube-apiserver whose eviction subresource enforces PodDisruptionBudgets with the status
- * the real disruption controller computes; a real scheduler and ReplicaSet controller create and
- * place replacements, and kwok runs the pods on fake GPU nodes.
+ * Real API server tier (as the drain's own identity, {@code cluster.client()}, under the RBAC and
+ * admission policies of deploy/): the drain, wired as the Lambda wires it ({@link
+ * DrainWiring#service}) over a real kube-apiserver whose eviction subresource enforces
+ * PodDisruptionBudgets with the status the real disruption controller computes; a real scheduler
+ * and ReplicaSet controller create and place replacements, and kwok runs the pods on fake GPU
+ * nodes.
  */
 @RealApiServerTest
 class RealApiDrainTest {
@@ -58,6 +61,11 @@ class RealApiDrainTest {
   }
 
   static DrainOutcome drainOnSpotWarning(DrainService service, String instanceId) {
+    return drainOnSpotWarning(service, instanceId, Instant.now());
+  }
+
+  /** The warning as if EC2 had sent it at {@code sent} (the deadline is sent + 120 s). */
+  static DrainOutcome drainOnSpotWarning(DrainService service, String instanceId, Instant sent) {
     var event =
         DrainFixture.decode(
             """
@@ -66,7 +74,7 @@ class RealApiDrainTest {
              "resources":["arn:aws:ec2:us-east-1a:instance/%s"],
              "detail":{"instance-id":"%s","instance-action":"terminate"}}
             """
-                .formatted(instanceId, Instant.now(), instanceId, instanceId));
+                .formatted(instanceId, sent, instanceId, instanceId));
     List<DrainOutcome> outcomes = service.handle(event, Instant.now().plus(Duration.ofMinutes(3)));
     assertThat(outcomes).hasSize(1);
     return outcomes.get(0);
@@ -284,6 +292,94 @@ class RealApiDrainTest {
     assertThat(cluster.evictions(ns.name()))
         .extracting(RealCluster.Eviction::code)
         .containsExactly(201, 201);
+  }
+
+  @Test
+  void shouldForceDeleteWhatABudgetKeepsOnlyWithTheOptInRole(
+      RealCluster cluster, RealNamespace ns) {
+    // Given one pod whose PDB never allows its eviction
+    String node = ns.createNode(spotNode("stuck", "i-0feed000000000051")).getMetadata().getName();
+    Pod pod = workloadOn(ns, node, "stuck", 1).get(0);
+    ns.createPdb("stuck", "1", null, RealNamespace.labels("app", "stuck"));
+    ns.awaitPdb("stuck", "counts the pod healthy", p -> p.getStatus().getCurrentHealthy() == 1);
+    // and the default drain identity, which may not delete pods (RBAC says so before any try)
+    assertThat(canDeletePods(cluster.clientAs(FunctionIdentity.INTERRUPTION_DRAIN), ns.name()))
+        .isFalse();
+    assertThat(
+            canDeletePods(
+                cluster.clientAs(FunctionIdentity.INTERRUPTION_DRAIN_FORCE_DELETE), ns.name()))
+        .isTrue();
+
+    // When a drain deployed with DrainForceDelete=true (its access entry then adds the opt-in
+    // group) handles a warning sent 100 s ago: 10 s left before the deadline margin
+    var settings =
+        new DrainSettings(
+            CLUSTER,
+            DrainSettings.defaultActions(),
+            Duration.ofSeconds(10),
+            true,
+            true,
+            TAINT_KEY,
+            true,
+            128);
+    var service =
+        DrainWiring.service(
+            cluster.clientAs(FunctionIdentity.INTERRUPTION_DRAIN_FORCE_DELETE),
+            settings,
+            metrics,
+            publisher,
+            notifier,
+            Clock.systemUTC(),
+            Sleeper.SYSTEM);
+    DrainOutcome outcome =
+        drainOnSpotWarning(service, "i-0feed000000000051", Instant.now().minusSeconds(100));
+
+    // Then the budget refused every eviction, and at the deadline the pod was force-deleted (the
+    // outcome counts it among the pods that left the node)
+    String key = ns.name() + "/" + pod.getMetadata().getName();
+    assertThat(outcome.podsEvicted()).containsExactly(key);
+    assertThat(outcome.podsNotEvicted()).isEmpty();
+    assertThat(cluster.evictions(ns.name()))
+        .isNotEmpty()
+        .allSatisfy(e -> assertThat(e.code()).isEqualTo(429));
+    // by a DELETE of the opt-in identity, as the API server recorded it
+    assertThat(cluster.auditEvents())
+        .filteredOn(e -> e.verb().equals("delete") && e.resource().equals("pods"))
+        .filteredOn(e -> e.namespace().equals(ns.name()))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.name()).isEqualTo(pod.getMetadata().getName());
+              assertThat(e.code()).isEqualTo(200);
+              assertThat(e.groups()).contains("gpufleet-drain-force");
+            });
+    RealCluster.await(
+        "the force-deleted pod gone",
+        RealNamespace.WAIT,
+        () ->
+            ns.podsOn(node).stream()
+                .noneMatch(p -> p.getMetadata().getUid().equals(pod.getMetadata().getUid())));
+  }
+
+  /** What the API server's authorizer answers for "delete pods in ns" (SelfSubjectAccessReview). */
+  static boolean canDeletePods(io.fabric8.kubernetes.client.KubernetesClient client, String ns) {
+    var review =
+        new io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder()
+            .withNewSpec()
+            .withNewResourceAttributes()
+            .withVerb("delete")
+            .withResource("pods")
+            .withNamespace(ns)
+            .endResourceAttributes()
+            .endSpec()
+            .build();
+    return client
+        .authorization()
+        .v1()
+        .selfSubjectAccessReview()
+        .create(review)
+        .getStatus()
+        .getAllowed();
   }
 
   /** When the pod's Ready condition last turned true (the API keeps whole seconds). */

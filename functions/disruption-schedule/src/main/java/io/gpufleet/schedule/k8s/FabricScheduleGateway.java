@@ -32,7 +32,20 @@ import java.util.concurrent.Future;
 
 /**
  * {@link ClusterPort} over fabric8, reading every kind as a generic resource (no typed models, no
- * CRD classes) and writing with server-side apply, field manager {@value #FIELD_MANAGER}, force.
+ * CRD classes). NodePools, HPAs and ScaledObjects are written with server-side apply, field manager
+ * {@value #FIELD_MANAGER}, force; Deployments and StatefulSets only through their {@code scale}
+ * subresource (see below).
+ *
+ * <p>Why the scale subresource for Deployments and StatefulSets: a permission to patch the objects
+ * themselves is a permission to change their pod template, i.e. to run any image as any service
+ * account in the namespace. {@code deployments/scale} can change nothing but the replica count. The
+ * bookkeeping (original and applied replicas) that lives in annotations on the other kinds
+ * therefore lives in a ConfigMap {@value #STATE_CONFIGMAP} in the workload's own namespace, one key
+ * {@code <Kind>.<name>} per workload ({@link ReplicaState}), which the same namespaced binding lets
+ * the schedule write. A replica change is two requests; their order keeps every failure
+ * recoverable: on the way down the state is written first (a scale that then fails leaves the
+ * object's generation where it was, which the next read recognises as "never landed" and plans
+ * again), on the way back the replicas are restored first and the key removed afterwards.
  *
  * <p>Why apply and not a merge patch: an apply names exactly the fields gpufleet manages, and a
  * later apply that leaves one out gives it up (the API server removes it only while gpufleet still
@@ -45,6 +58,10 @@ import java.util.concurrent.Future;
  */
 public final class FabricScheduleGateway implements ClusterPort {
   public static final String FIELD_MANAGER = "gpufleet";
+
+  /** The ConfigMap, one per namespace, that remembers replica counts the schedule changed. */
+  public static final String STATE_CONFIGMAP = "gpufleet-schedule";
+
   static final long PAGE = 500;
 
   public static final ResourceDefinitionContext NODEPOOLS =
@@ -57,6 +74,8 @@ public final class FabricScheduleGateway implements ClusterPort {
       ctx("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true);
   public static final ResourceDefinitionContext SCALEDOBJECTS =
       ctx("keda.sh", "v1alpha1", "ScaledObject", "scaledobjects", true);
+  public static final ResourceDefinitionContext CONFIGMAPS =
+      ctx("", "v1", "ConfigMap", "configmaps", true);
 
   private static final PatchContext APPLY =
       new PatchContext.Builder()
@@ -142,6 +161,7 @@ public final class FabricScheduleGateway implements ClusterPort {
   public List<TargetState> workloads() {
     // four listings in parallel: each is one round trip (or a few pages)
     try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<Map<String, Map<String, String>>> states = pool.submit(this::replicaStates);
       List<Callable<List<TargetState>>> calls =
           List.of(
               () -> map(list(DEPLOYMENTS), WorkloadKind.DEPLOYMENT),
@@ -152,7 +172,8 @@ public final class FabricScheduleGateway implements ClusterPort {
       for (Future<List<TargetState>> f : calls.stream().map(pool::submit).toList()) {
         out.addAll(f.get());
       }
-      return out;
+      var byNamespace = states.get();
+      return out.stream().map(w -> ReplicaState.merge(w, byNamespace)).toList();
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
@@ -162,6 +183,29 @@ public final class FabricScheduleGateway implements ClusterPort {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while listing workloads", e);
     }
+  }
+
+  /**
+   * The data of every namespace's {@value #STATE_CONFIGMAP} (namespace -> key -> JSON): one listing
+   * across namespaces with a field selector on the name, which RBAC authorises by resourceNames.
+   */
+  private Map<String, Map<String, String>> replicaStates() {
+    var out = new java.util.HashMap<String, Map<String, String>>();
+    String token = null;
+    do {
+      var options =
+          new ListOptionsBuilder()
+              .withLimit(PAGE)
+              .withContinue(token)
+              .withFieldSelector("metadata.name=" + STATE_CONFIGMAP)
+              .build();
+      var page = client.configMaps().inAnyNamespace().list(options);
+      for (var cm : page.getItems()) {
+        out.put(cm.getMetadata().getNamespace(), cm.getData() == null ? Map.of() : cm.getData());
+      }
+      token = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+    } while (token != null && !token.isEmpty());
+    return out;
   }
 
   private static List<TargetState> map(List<GenericKubernetesResource> items, WorkloadKind kind) {
@@ -278,7 +322,8 @@ public final class FabricScheduleGateway implements ClusterPort {
         ctx.isNamespaceScoped() ? m.getNamespace() : null,
         m.getName(),
         m.getUid(),
-        m.getResourceVersion());
+        m.getResourceVersion(),
+        m.getGeneration());
   }
 
   private static Map<String, String> labels(GenericKubernetesResource r) {
@@ -354,6 +399,14 @@ public final class FabricScheduleGateway implements ClusterPort {
 
   @Override
   public void apply(Write w) {
+    if (ReplicaState.KINDS.contains(w.ref().kind())) {
+      try {
+        applyReplicas(w);
+      } catch (KubernetesClientException e) {
+        throw failure(w, e);
+      }
+      return;
+    }
     ResourceDefinitionContext ctx = context(w.ref().kind());
     String body = Json.write(applyBody(w));
     // resource(item) names the object without a read: withName(..).patch(..) would GET it first
@@ -376,20 +429,105 @@ public final class FabricScheduleGateway implements ClusterPort {
         client.genericKubernetesResources(ctx).resource(item).patch(APPLY, body);
       }
     } catch (KubernetesClientException e) {
-      String msg =
-          e.getStatus() != null && e.getStatus().getMessage() != null
-              ? e.getStatus().getMessage()
-              : e.getMessage();
-      if (e.getCode() == 409) {
-        throw new IllegalStateException(
-            "HTTP 409: "
-                + w.ref().display()
-                + " changed while reconciling ("
-                + msg
-                + "); the next run retries",
-            e);
+      throw failure(w, e);
+    }
+  }
+
+  private static IllegalStateException failure(Write w, KubernetesClientException e) {
+    String msg =
+        e.getStatus() != null && e.getStatus().getMessage() != null
+            ? e.getStatus().getMessage()
+            : e.getMessage();
+    if (e.getCode() == 409) {
+      return new IllegalStateException(
+          "HTTP 409: "
+              + w.ref().display()
+              + " changed while reconciling ("
+              + msg
+              + "); the next run retries",
+          e);
+    }
+    return new IllegalStateException("HTTP " + e.getCode() + ": " + msg, e);
+  }
+
+  /**
+   * A Deployment or StatefulSet: remember (state first), then scale; or scale back, then forget.
+   */
+  private void applyReplicas(Write w) {
+    ObjectRef ref = w.ref();
+    boolean remember = !w.annotations().isEmpty();
+    if (remember) {
+      patchState(ref, ReplicaState.entry(w));
+    }
+    if (w.fields().has("replicas")) {
+      var scale =
+          new io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder()
+              .withNewMetadata()
+              .withName(ref.name())
+              .withNamespace(ref.namespace())
+              .withUid(ref.uid())
+              .withResourceVersion(ref.resourceVersion())
+              .endMetadata()
+              .withNewSpec()
+              .withReplicas(w.fields().get("replicas").asInt())
+              .endSpec()
+              .build();
+      // PUT .../<kind>/<name>/scale; the resourceVersion makes it conditional (409 if changed)
+      if (ref.kind().equals("Deployment")) {
+        client.apps().deployments().inNamespace(ref.namespace()).withName(ref.name()).scale(scale);
+      } else {
+        client.apps().statefulSets().inNamespace(ref.namespace()).withName(ref.name()).scale(scale);
       }
-      throw new IllegalStateException("HTTP " + e.getCode() + ": " + msg, e);
+    }
+    if (!remember) {
+      patchState(ref, null);
+    }
+  }
+
+  /**
+   * Sets (or with null removes) the workload's key in its namespace's state ConfigMap with a JSON
+   * merge patch, so concurrent writes of other keys never conflict; creates the ConfigMap when it
+   * does not exist yet.
+   */
+  private void patchState(ObjectRef ref, String entry) {
+    String key = ReplicaState.key(ref);
+    var data = Json.MAPPER.createObjectNode();
+    if (entry == null) {
+      data.putNull(key);
+    } else {
+      data.put(key, entry);
+    }
+    var patch = Json.MAPPER.createObjectNode();
+    patch.set("data", data);
+    var stub =
+        new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+            .withNewMetadata()
+            .withName(STATE_CONFIGMAP)
+            .withNamespace(ref.namespace())
+            .endMetadata()
+            .build();
+    var configMaps = client.configMaps().inNamespace(ref.namespace());
+    for (int attempt = 0; ; attempt++) {
+      try {
+        configMaps.resource(stub).patch(PatchContext.of(PatchType.JSON_MERGE), Json.write(patch));
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404 || entry == null) {
+          if (e.getCode() == 404) {
+            return; // nothing to forget
+          }
+          throw e;
+        }
+      }
+      try {
+        configMaps.resource(ReplicaState.newConfigMap(ref.namespace(), key, entry)).create();
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt > 0) {
+          throw e;
+        }
+        // created concurrently by another write of this run: patch it
+      }
     }
   }
 

@@ -48,8 +48,15 @@ public final class EventDecoder {
   public static final String STATE_CHANGE = "EC2 Instance State-change Notification";
   public static final String HEALTH = "AWS Health Event";
   public static final String ALARM = "CloudWatch Alarm State Change";
+  public static final String LIFECYCLE_LAUNCH = "EC2 Instance-launch Lifecycle Action";
+  public static final String LIFECYCLE_TERMINATE = "EC2 Instance-terminate Lifecycle Action";
 
-  private static final Pattern INSTANCE_ID = Pattern.compile("i-[0-9a-f]{8,17}");
+  /** The drain's own follow-up of a lifecycle drain (see {@link LifecycleEvents}). */
+  public static final String LIFECYCLE_CONTINUATION = "GPU Fleet Lifecycle Drain Continuation";
+
+  public static final String DRAIN_SOURCE = "gpufleet.interruption-drain";
+
+  static final Pattern INSTANCE_ID = Pattern.compile("i-[0-9a-f]{8,17}");
   private static final Set<String> SPOT_ACTIONS = Set.of("terminate", "stop", "hibernate");
   private static final Set<String> STATES =
       Set.of("pending", "running", "stopping", "stopped", "shutting-down", "terminated");
@@ -66,7 +73,10 @@ public final class EventDecoder {
           new Kind("aws.ec2", REBALANCE), EventDecoder::rebalance,
           new Kind("aws.ec2", STATE_CHANGE), EventDecoder::stateChange,
           new Kind("aws.health", HEALTH), EventDecoder::health,
-          new Kind("aws.cloudwatch", ALARM), EventDecoder::alarm);
+          new Kind("aws.cloudwatch", ALARM), EventDecoder::alarm,
+          new Kind("aws.autoscaling", LIFECYCLE_LAUNCH), LifecycleEvents::fromDetail,
+          new Kind("aws.autoscaling", LIFECYCLE_TERMINATE), LifecycleEvents::fromDetail,
+          new Kind(DRAIN_SOURCE, LIFECYCLE_CONTINUATION), LifecycleEvents::continuation);
 
   public DecodeResult decode(byte[] payload) {
     if (payload == null || payload.length == 0) {
@@ -120,7 +130,7 @@ public final class EventDecoder {
         payload == null ? null : payload.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
-  private static EventMeta meta(JsonNode root) throws InvalidEvent {
+  static EventMeta meta(JsonNode root) throws InvalidEvent {
     String id = required(root, "id", "envelope");
     String source = required(root, "source", "envelope");
     String detailType = required(root, "detail-type", "envelope");
@@ -249,7 +259,7 @@ public final class EventDecoder {
         List.copyOf(metrics));
   }
 
-  private static String instanceId(JsonNode detail) throws InvalidEvent {
+  static String instanceId(JsonNode detail) throws InvalidEvent {
     String id = required(detail, "instance-id", "detail");
     if (!INSTANCE_ID.matcher(id).matches()) {
       throw new InvalidEvent("detail.instance-id '" + id + "' is not an EC2 instance id");
@@ -257,7 +267,7 @@ public final class EventDecoder {
     return id;
   }
 
-  private static String required(JsonNode node, String field, String where) throws InvalidEvent {
+  static String required(JsonNode node, String field, String where) throws InvalidEvent {
     JsonNode value = node.get(field);
     if (value == null || value.isNull()) {
       throw new InvalidEvent(where + " field '" + field + "' is missing");
@@ -268,7 +278,7 @@ public final class EventDecoder {
     return value.asText();
   }
 
-  private static String text(JsonNode node, String field) {
+  static String text(JsonNode node, String field) {
     JsonNode value = node == null ? null : node.get(field);
     return value == null || value.isNull() || !value.isValueNode() ? null : value.asText();
   }

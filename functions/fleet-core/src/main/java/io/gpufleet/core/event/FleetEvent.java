@@ -50,6 +50,65 @@ public sealed interface FleetEvent {
       implements InstanceEvent {}
 
   /**
+   * An EC2 Auto Scaling lifecycle hook holds the instance in {@code Pending:Wait} (launch) or
+   * {@code Terminating:Wait} (terminate) until someone calls CompleteLifecycleAction (by {@code
+   * token}, or by instance id when the token is absent) or the hook times out. Delivered through
+   * EventBridge or sent by Auto Scaling straight to an SQS queue; {@code continuation} is set when
+   * this function resumes a drain it could not finish in one invocation.
+   */
+  record LifecycleAction(
+      EventMeta meta,
+      String instanceId,
+      String transition,
+      String autoScalingGroupName,
+      String hookName,
+      String token,
+      String notificationMetadata,
+      String origin,
+      String destination,
+      Continuation continuation)
+      implements InstanceEvent {
+    public static final String LAUNCHING = "autoscaling:EC2_INSTANCE_LAUNCHING";
+    public static final String TERMINATING = "autoscaling:EC2_INSTANCE_TERMINATING";
+
+    @Override
+    public List<String> instanceIds() {
+      return List.of(instanceId);
+    }
+
+    public boolean terminating() {
+      return TERMINATING.equals(transition);
+    }
+
+    /** The event id the hook was first delivered with (the drain's claim key). */
+    public String originalEventId() {
+      return continuation == null ? meta.id() : continuation.originalEventId();
+    }
+
+    /** The lifecycle event as first received, or the same event resumed for the next round. */
+    public LifecycleAction resumed(EventMeta next, Continuation c) {
+      return new LifecycleAction(
+          next,
+          instanceId,
+          transition,
+          autoScalingGroupName,
+          hookName,
+          token,
+          notificationMetadata,
+          origin,
+          destination,
+          c);
+    }
+
+    /**
+     * Where a drain that outlives one invocation stands: the first delivery's id and receipt time,
+     * which round this is (1 = the first follow-up) and how many heartbeats were sent so far.
+     */
+    public record Continuation(
+        String originalEventId, int round, Instant firstReceived, int heartbeats) {}
+  }
+
+  /**
    * A CloudWatch alarm changed state. {@code stateTime} is when it did (with the alarm name, the
    * key that stays the same when EventBridge delivers the change twice); {@code metrics} are the
    * alarm's metric-stat and expression queries.

@@ -17,16 +17,28 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * {@code @ExtendWith(RealApiServerExtension.class)}) and take parameters of these types in test,
  * lifecycle or constructor methods:
  *
+ * <p>The cluster carries the RBAC and admission manifests of {@code deploy/rbac} and {@code
+ * deploy/admission}. When the test classpath holds {@value #IDENTITY_RESOURCE} with {@code
+ * identity=<function>} (each function module has one), the function's code under test talks to the
+ * API server as that function's {@link FunctionIdentity}: {@link RealCluster#client()} and injected
+ * {@link KubernetesClient} parameters authenticate as it, so every real-API test of the module runs
+ * under the shipped permissions and shows up in the least-privilege report ({@link
+ * LeastPrivilege}). Setup and checks go through {@link RealNamespace#client()} / {@link
+ * RealCluster#admin()}.
+ *
  * <ul>
- *   <li>{@link RealCluster}: the shared cluster ({@code client()}, {@code url()}, {@code caData()},
- *       {@code token()}, {@code kubeconfig()});
+ *   <li>{@link RealCluster}: the shared cluster ({@code client()}, {@code admin()}, {@code
+ *       clientAs(identity)}, {@code url()}, {@code caData()}, {@code kubeconfig()});
  *   <li>{@link RealNamespace}: a fresh namespace for this test method (or class, when asked for in
  *       {@code @BeforeAll}) with helpers for kwok GPU nodes, ReplicaSets, Deployments and PDBs,
  *       deleted with its nodes afterwards;
- *   <li>{@link KubernetesClient}: the cluster's shared client.
+ *   <li>{@link KubernetesClient}: the function's client ({@link RealCluster#client()}).
  * </ul>
  */
 public final class RealApiServerExtension implements BeforeAllCallback, ParameterResolver {
+  /** Classpath resource naming the function identity of a module's real-API tests. */
+  public static final String IDENTITY_RESOURCE = "gpufleet-real-api.properties";
+
   private static final ExtensionContext.Namespace STORE =
       ExtensionContext.Namespace.create(RealApiServerExtension.class);
 
@@ -40,7 +52,14 @@ public final class RealApiServerExtension implements BeforeAllCallback, Paramete
       RuntimeException failed = null;
       try {
         started = RealCluster.start(K8sBinaries.locate());
+        started.installCrds();
+        started.applyManifests(Manifests.all(Manifests.repoRoot()));
+        started.defaultIdentity(configuredIdentity());
       } catch (RuntimeException e) {
+        if (started != null) {
+          started.close();
+          started = null;
+        }
         failed = e;
       }
       this.cluster = started;
@@ -65,6 +84,25 @@ public final class RealApiServerExtension implements BeforeAllCallback, Paramete
         cluster.close();
       }
     }
+  }
+
+  /** The identity {@value #IDENTITY_RESOURCE} names on the test classpath, or null (admin). */
+  static FunctionIdentity configuredIdentity() {
+    var url = Thread.currentThread().getContextClassLoader().getResource(IDENTITY_RESOURCE);
+    if (url == null) {
+      return null;
+    }
+    var props = new java.util.Properties();
+    try (var in = url.openStream()) {
+      props.load(in);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot read " + url, e);
+    }
+    String name = props.getProperty("identity");
+    if (name == null || name.isBlank()) {
+      throw new IllegalStateException(url + " names no identity=<function>");
+    }
+    return FunctionIdentity.named(name);
   }
 
   /** The shared cluster, starting it on first use. */

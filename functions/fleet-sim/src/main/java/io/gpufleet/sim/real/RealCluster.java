@@ -62,8 +62,12 @@ public final class RealCluster implements AutoCloseable {
   private final List<ManagedProcess> processes;
   private final ManagedProcess watchdog;
   private final Thread hook;
+  private final Map<FunctionIdentity, String> identityTokens;
   private final List<KubernetesClient> clients = new CopyOnWriteArrayList<>();
+  private final Map<FunctionIdentity, KubernetesClient> identityClients =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private volatile KubernetesClient shared;
+  private volatile FunctionIdentity defaultIdentity;
   private volatile boolean closed;
 
   private RealCluster(
@@ -71,6 +75,7 @@ public final class RealCluster implements AutoCloseable {
       Pki pki,
       String url,
       String token,
+      Map<FunctionIdentity, String> identityTokens,
       Path kubeconfig,
       List<ManagedProcess> processes,
       ManagedProcess watchdog,
@@ -79,6 +84,7 @@ public final class RealCluster implements AutoCloseable {
     this.pki = pki;
     this.url = url;
     this.token = token;
+    this.identityTokens = identityTokens;
     this.kubeconfig = kubeconfig;
     this.processes = processes;
     this.watchdog = watchdog;
@@ -130,11 +136,21 @@ public final class RealCluster implements AutoCloseable {
   }
 
   /**
-   * A client the cluster owns (closed with it), built the way the functions build theirs: {@link
-   * KubeClients#forUrl} with the CA and a bearer token, as KUBE_API_URL/KUBE_CA_DATA/KUBE_TOKEN
-   * configure the Lambda.
+   * The client a function under test uses: the {@linkplain #defaultIdentity() default identity}'s
+   * when one is set (so its requests are authorised by the RBAC and admission policies of {@code
+   * deploy/}), else {@link #admin()}.
    */
   public KubernetesClient client() {
+    FunctionIdentity identity = defaultIdentity;
+    return identity == null ? admin() : clientAs(identity);
+  }
+
+  /**
+   * A client the cluster owns (closed with it) in {@code system:masters}, for a test's setup and
+   * checks, built the way the functions build theirs: {@link KubeClients#forUrl} with the CA and a
+   * bearer token, as KUBE_API_URL/KUBE_CA_DATA/KUBE_TOKEN configure the Lambda.
+   */
+  public KubernetesClient admin() {
     var c = shared;
     if (c == null) {
       synchronized (this) {
@@ -147,7 +163,242 @@ public final class RealCluster implements AutoCloseable {
     return c;
   }
 
-  /** A new client like {@link #client()}; the cluster closes it too, callers may close it first. */
+  /** The shared client of {@code identity} (its bearer token; closed with the cluster). */
+  public KubernetesClient clientAs(FunctionIdentity identity) {
+    return identityClients.computeIfAbsent(identity, this::newClientAs);
+  }
+
+  /** A new client authenticated as {@code identity}; the cluster closes it too. */
+  public KubernetesClient newClientAs(FunctionIdentity identity) {
+    if (closed) {
+      throw new IllegalStateException("the test cluster is stopped");
+    }
+    String bearer = identityTokens.get(identity);
+    var c = KubeClients.forUrl(url, Optional.of(caData()), () -> bearer);
+    clients.add(c);
+    return c;
+  }
+
+  /** The bearer token of {@code identity}, as {@code KUBE_TOKEN} would carry it. */
+  public String tokenOf(FunctionIdentity identity) {
+    return identityTokens.get(identity);
+  }
+
+  /** The identity {@link #client()} authenticates as, or null for admin. */
+  public FunctionIdentity defaultIdentity() {
+    return defaultIdentity;
+  }
+
+  /** Makes {@link #client()} authenticate as {@code identity} (null: admin). */
+  public void defaultIdentity(FunctionIdentity identity) {
+    this.defaultIdentity = identity;
+  }
+
+  /**
+   * Creates or updates every object of the YAML manifests (RBAC, admission policies) as admin, with
+   * server-side apply, and waits until the admission policies among them are in force.
+   */
+  public void applyManifests(List<Path> files) {
+    var policies = new ArrayList<String>();
+    for (Path file : files) {
+      try (var in = Files.newInputStream(file)) {
+        for (var item : admin().load(in).items()) {
+          admin().resource(item).forceConflicts().serverSideApply();
+          if ("ValidatingAdmissionPolicy".equals(item.getKind())) {
+            policies.add(item.getMetadata().getName());
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read manifest " + file, e);
+      } catch (RuntimeException e) {
+        throw new IllegalStateException("cannot apply manifest " + file + ": " + e.getMessage(), e);
+      }
+    }
+    for (String policy : policies) {
+      awaitTypeChecked(policy);
+    }
+    if (!policies.isEmpty()) {
+      awaitAdmissionInForce();
+    }
+  }
+
+  private static final io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext VAP_BINDING =
+      new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder()
+          .withGroup("admissionregistration.k8s.io")
+          .withVersion("v1")
+          .withKind("ValidatingAdmissionPolicyBinding")
+          .withPlural("validatingadmissionpolicybindings")
+          .withNamespaced(false)
+          .build();
+
+  static final String CANARY = "gpufleet-admission-canary";
+
+  /**
+   * Admission policies take effect when the API server's informers deliver them, a moment after
+   * they are stored. A canary policy and binding, created after all the others, refuse a ConfigMap
+   * named {@value #CANARY}; once a dry-run create of it is refused, the informers (which deliver in
+   * order) have delivered every policy and binding created before it. Then the canary goes.
+   */
+  private void awaitAdmissionInForce() {
+    String policy =
+        """
+        {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy",
+         "metadata":{"name":"%1$s"},
+         "spec":{"failurePolicy":"Fail","matchConstraints":{"resourceRules":[{"apiGroups":[""],
+           "apiVersions":["v1"],"operations":["CREATE"],"resources":["configmaps"]}]},
+          "validations":[{"expression":"object.metadata.name != '%1$s'"}]}}
+        """
+            .formatted(CANARY);
+    String binding =
+        """
+        {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding",
+         "metadata":{"name":"%1$s"},"spec":{"policyName":"%1$s","validationActions":["Deny"]}}
+        """
+            .formatted(CANARY);
+    var json = admin().getKubernetesSerialization();
+    admin()
+        .genericKubernetesResources(VAP)
+        .resource(
+            json.unmarshal(policy, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
+        .forceConflicts()
+        .serverSideApply();
+    awaitTypeChecked(CANARY);
+    admin()
+        .genericKubernetesResources(VAP_BINDING)
+        .resource(
+            json.unmarshal(
+                binding, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
+        .forceConflicts()
+        .serverSideApply();
+    var canary =
+        new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+            .withNewMetadata()
+            .withName(CANARY)
+            .withNamespace("default")
+            .endMetadata()
+            .build();
+    await(
+        "admission policies in force (canary refused)",
+        Duration.ofSeconds(60),
+        () -> {
+          try {
+            admin().configMaps().inNamespace("default").resource(canary).dryRun().create();
+            return false;
+          } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            if (e.getCode() == 422 || e.getCode() == 400 || e.getCode() == 403) {
+              return true;
+            }
+            throw e;
+          }
+        });
+    admin().genericKubernetesResources(VAP_BINDING).withName(CANARY).delete();
+    admin().genericKubernetesResources(VAP).withName(CANARY).delete();
+  }
+
+  /**
+   * The custom resources the functions use, from our own reduced CRDs on the classpath ({@code
+   * /crds/nodepool.yaml}: karpenter.sh/v1 NodePool; {@code /crds/scaledobject.yaml}: keda.sh
+   * ScaledObject): not Karpenter's or KEDA's, but the same group/version/kind/scope and a
+   * structural schema of the fields the functions read and write.
+   */
+  public static final List<String> CRDS = List.of("/crds/nodepool.yaml", "/crds/scaledobject.yaml");
+
+  /** Installs {@link #CRDS} (server-side apply, idempotent) and waits until they are served. */
+  public void installCrds() {
+    for (String resource : CRDS) {
+      io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition crd;
+      try (var in = RealCluster.class.getResourceAsStream(resource)) {
+        if (in == null) {
+          throw new IllegalStateException("no " + resource + " on the classpath");
+        }
+        crd = admin().apiextensions().v1().customResourceDefinitions().load(in).item();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read " + resource, e);
+      }
+      admin()
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .resource(crd)
+          .forceConflicts()
+          .serverSideApply();
+      String name = crd.getMetadata().getName();
+      var version = crd.getSpec().getVersions().get(0);
+      var ctx =
+          new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder()
+              .withGroup(crd.getSpec().getGroup())
+              .withVersion(version.getName())
+              .withKind(crd.getSpec().getNames().getKind())
+              .withPlural(crd.getSpec().getNames().getPlural())
+              .withNamespaced("Namespaced".equals(crd.getSpec().getScope()))
+              .build();
+      await(
+          "CRD " + name + " Established and served",
+          Duration.ofSeconds(60),
+          () -> {
+            var c = admin().apiextensions().v1().customResourceDefinitions().withName(name).get();
+            boolean established =
+                c != null
+                    && c.getStatus() != null
+                    && c.getStatus().getConditions() != null
+                    && c.getStatus().getConditions().stream()
+                        .anyMatch(
+                            k -> "Established".equals(k.getType()) && "True".equals(k.getStatus()));
+            if (!established) {
+              return false;
+            }
+            try {
+              if (ctx.isNamespaceScoped()) {
+                admin().genericKubernetesResources(ctx).inAnyNamespace().list();
+              } else {
+                admin().genericKubernetesResources(ctx).list();
+              }
+              return true;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+              return false;
+            }
+          });
+    }
+  }
+
+  private static final io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext VAP =
+      new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder()
+          .withGroup("admissionregistration.k8s.io")
+          .withVersion("v1")
+          .withKind("ValidatingAdmissionPolicy")
+          .withPlural("validatingadmissionpolicies")
+          .withNamespaced(false)
+          .build();
+
+  /**
+   * Waits until the API server has type-checked the policy's CEL against the schemas of what it
+   * matches (status.observedGeneration) and fails on any type-checking warning: a misspelt field
+   * would otherwise only show when a request is refused for it.
+   */
+  private void awaitTypeChecked(String policy) {
+    var found =
+        new java.util.concurrent.atomic.AtomicReference<com.fasterxml.jackson.databind.JsonNode>();
+    await(
+        "ValidatingAdmissionPolicy " + policy + " type-checked",
+        Duration.ofSeconds(60),
+        () -> {
+          var vap = admin().genericKubernetesResources(VAP).withName(policy).get();
+          var tree = io.gpufleet.core.json.Json.MAPPER.valueToTree(vap);
+          found.set(tree);
+          return tree.path("status").path("observedGeneration").asLong(-1)
+              == tree.path("metadata").path("generation").asLong(-2);
+        });
+    var warnings = found.get().path("status").path("typeChecking").path("expressionWarnings");
+    if (warnings.size() > 0) {
+      throw new IllegalStateException(
+          "ValidatingAdmissionPolicy " + policy + " has type-checking warnings: " + warnings);
+    }
+  }
+
+  /**
+   * A new admin client like {@link #admin()}; the cluster closes it too, callers may close it
+   * first.
+   */
   public KubernetesClient newClient() {
     if (closed) {
       throw new IllegalStateException("the test cluster is stopped");
@@ -192,19 +443,92 @@ public final class RealCluster implements AutoCloseable {
 
   static final String AUDIT_LOG = "audit.log";
 
-  /** The API server records every eviction request (and nothing else) with its answer. */
-  static final String AUDIT_POLICY =
-      """
-      apiVersion: audit.k8s.io/v1
-      kind: Policy
-      omitStages: ["RequestReceived", "ResponseStarted"]
-      rules:
-      - level: Metadata
-        resources:
-        - group: ""
-          resources: ["pods/eviction"]
-      - level: None
-      """;
+  /**
+   * The API server records, at Metadata level (who, verb, resource, subresource, namespace, name,
+   * answer), every request of the functions' identities ({@link FunctionIdentity}) and every
+   * eviction request; nothing of the controllers, scheduler, kwok or test setup, whose heartbeats
+   * would drown it.
+   */
+  static String auditPolicy() {
+    return """
+        apiVersion: audit.k8s.io/v1
+        kind: Policy
+        omitStages: ["RequestReceived", "ResponseStarted"]
+        rules:
+        - level: Metadata
+          userGroups: [%s]
+        - level: Metadata
+          resources:
+          - group: ""
+            resources: ["pods/eviction"]
+        - level: None
+        """
+        .formatted(
+            String.join(
+                ", ", FunctionIdentity.allGroups().stream().map(g -> "\"" + g + "\"").toList()));
+  }
+
+  /** One request of the audit log: who asked what, and the answer. */
+  public record AuditEvent(
+      String user,
+      List<String> groups,
+      String verb,
+      String apiGroup,
+      String resource,
+      String subresource,
+      String namespace,
+      String name,
+      int code,
+      String message,
+      String uri,
+      Instant at) {
+    /** {@code resource} or {@code resource/subresource}, as RBAC rules name it. */
+    public String rbacResource() {
+      return subresource.isEmpty() ? resource : resource + "/" + subresource;
+    }
+  }
+
+  /** Every completed request the API server has audited so far, oldest first. */
+  public List<AuditEvent> auditEvents() {
+    Path log = workDir.resolve(AUDIT_LOG);
+    var out = new ArrayList<AuditEvent>();
+    try {
+      if (!Files.exists(log)) {
+        return out;
+      }
+      for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+        if (line.isBlank()) {
+          continue;
+        }
+        var event = io.gpufleet.core.json.Json.MAPPER.readTree(line);
+        if (!"ResponseComplete".equals(event.path("stage").asText())
+            && !"Panic".equals(event.path("stage").asText())) {
+          continue;
+        }
+        var ref = event.path("objectRef");
+        var groups = new ArrayList<String>();
+        event.path("user").path("groups").forEach(g -> groups.add(g.asText()));
+        out.add(
+            new AuditEvent(
+                event.path("user").path("username").asText(),
+                List.copyOf(groups),
+                event.path("verb").asText(),
+                ref.path("apiGroup").asText(""),
+                ref.path("resource").asText(""),
+                ref.path("subresource").asText(""),
+                ref.path("namespace").asText(""),
+                ref.path("name").asText(""),
+                event.path("responseStatus").path("code").asInt(),
+                event.path("responseStatus").path("message").asText(""),
+                event.path("requestURI").asText(""),
+                Instant.parse(event.path("stageTimestamp").asText())));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the API server's audit log " + log, e);
+    }
+    out.sort(Comparator.comparing(AuditEvent::at));
+    return out;
+  }
 
   /** One answered eviction request, from the API server's audit log. */
   public record Eviction(String namespace, String pod, int code, String message, Instant at) {}
@@ -294,10 +618,26 @@ public final class RealCluster implements AutoCloseable {
       int kwokPort = ports[5];
       String token = UUID.randomUUID().toString().replace("-", "");
       Path tokens = workDir.resolve("tokens.csv");
-      Files.writeString(tokens, token + "," + ADMIN + "," + ADMIN + ",\"system:masters\"\n");
+      var identityTokens = new java.util.EnumMap<FunctionIdentity, String>(FunctionIdentity.class);
+      var tokenLines =
+          new StringBuilder(token + "," + ADMIN + "," + ADMIN + ",\"system:masters\"\n");
+      for (FunctionIdentity identity : FunctionIdentity.values()) {
+        String t = UUID.randomUUID().toString().replace("-", "");
+        identityTokens.put(identity, t);
+        tokenLines
+            .append(t)
+            .append(',')
+            .append(identity.username())
+            .append(',')
+            .append(identity.name().toLowerCase(java.util.Locale.ROOT))
+            .append(",\"")
+            .append(String.join(",", identity.groups()))
+            .append("\"\n");
+      }
+      Files.writeString(tokens, tokenLines);
       String url = "https://127.0.0.1:" + apiPort;
       Path auditPolicy = workDir.resolve("audit-policy.yaml");
-      Files.writeString(auditPolicy, AUDIT_POLICY);
+      Files.writeString(auditPolicy, auditPolicy());
       Path kubeconfig = workDir.resolve("kubeconfig");
       Files.writeString(kubeconfig, kubeconfig(url, pki), StandardCharsets.UTF_8);
       var env = Map.of("HOME", workDir.toString());
@@ -430,7 +770,16 @@ public final class RealCluster implements AutoCloseable {
       awaitHealthy(
           http, scheduler, URI.create("https://127.0.0.1:" + schedulerPort + "/healthz"), deadline);
       awaitHealthy(http, kwok, URI.create("http://127.0.0.1:" + kwokPort + "/healthz"), deadline);
-      return new RealCluster(workDir, pki, url, token, kubeconfig, processes, watchdog, hook);
+      return new RealCluster(
+          workDir,
+          pki,
+          url,
+          token,
+          Map.copyOf(identityTokens),
+          kubeconfig,
+          processes,
+          watchdog,
+          hook);
     } catch (IOException e) {
       stopAfterFailure(processes, watchdog, hook);
       throw new UncheckedIOException("cannot start the test cluster in " + workDir, e);
@@ -448,8 +797,9 @@ public final class RealCluster implements AutoCloseable {
   }
 
   /**
-   * The controllers a drain and its tests depend on (kube-controller-manager names; the default set
-   * would also run node lifecycle, endpoints, certificates and more that nothing here needs).
+   * The controllers the functions and their tests depend on (kube-controller-manager names; the
+   * default set would also run node lifecycle, endpoints, certificates and more that nothing here
+   * needs).
    */
   static final List<String> CONTROLLERS =
       List.of(
@@ -459,7 +809,9 @@ public final class RealCluster implements AutoCloseable {
           "statefulset-controller",
           "garbage-collector-controller",
           "namespace-controller",
-          "pod-garbage-collector-controller");
+          "pod-garbage-collector-controller",
+          // type-checks admission policies' CEL and reports it in their status
+          "validatingadmissionpolicy-status-controller");
 
   private static void stopAfterFailure(
       List<ManagedProcess> processes, ManagedProcess watchdog, Thread hook) {

@@ -57,7 +57,7 @@ public final class RealNamespace implements AutoCloseable {
             + "-"
             + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36 * 36), 36);
     cluster
-        .client()
+        .admin()
         .namespaces()
         .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
         .create();
@@ -72,9 +72,12 @@ public final class RealNamespace implements AutoCloseable {
     return cluster;
   }
 
-  /** The cluster's shared client. */
+  /**
+   * The cluster's admin client, for setting a test up and checking what the function did (the
+   * function itself uses {@link RealCluster#client()}, its own identity).
+   */
   public KubernetesClient client() {
-    return cluster.client();
+    return cluster.admin();
   }
 
   /** The node selector that keeps this test's pods on this test's nodes. */

@@ -230,6 +230,25 @@ public final class FabricClusterGateway implements ClusterPort {
   }
 
   @Override
+  public boolean nodeReady(String name) {
+    GenericKubernetesResource node =
+        read(
+            "get node " + name,
+            () -> client.genericKubernetesResources(NODES).withName(name).get());
+    if (node == null) {
+      return false;
+    }
+    Map<String, Object> status = map(node.getAdditionalProperties().get("status"));
+    if (status == null || !(status.get("conditions") instanceof List<?> conditions)) {
+      return false;
+    }
+    return conditions.stream()
+        .map(FabricClusterGateway::map)
+        .anyMatch(
+            c -> c != null && "Ready".equals(c.get("type")) && "True".equals(c.get("status")));
+  }
+
+  @Override
   public boolean patchNode(NodeInfo node, NodeChange change) {
     var metadata = new LinkedHashMap<String, Object>();
     if (change.guarded()) {

@@ -9,7 +9,11 @@ public enum DrainKind {
   SPOT_INTERRUPTION("spot-interruption"),
   REBALANCE("rebalance"),
   STATE_CHANGE("state-change"),
-  HEALTH_SCHEDULED("health-scheduled");
+  HEALTH_SCHEDULED("health-scheduled"),
+  /** EC2 Auto Scaling terminate lifecycle hook (scale-in, instance refresh, rebalancing). */
+  ASG_TERMINATE("asg-terminate"),
+  /** EC2 Auto Scaling launch lifecycle hook: completed once the node is Ready. */
+  ASG_LAUNCH("asg-launch");
 
   private final String label;
 
@@ -31,6 +35,7 @@ public enum DrainKind {
       case FleetEvent.RebalanceRecommendation r -> REBALANCE;
       case FleetEvent.InstanceStateChange c -> STATE_CHANGE;
       case FleetEvent.HealthScheduledChange h -> HEALTH_SCHEDULED;
+      case FleetEvent.LifecycleAction l -> l.terminating() ? ASG_TERMINATE : ASG_LAUNCH;
     };
   }
 

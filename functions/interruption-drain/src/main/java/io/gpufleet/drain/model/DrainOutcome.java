@@ -23,7 +23,111 @@ public record DrainOutcome(
     List<String> podsEvicted,
     List<PodReport> podsNotEvicted,
     List<PodReport> podsSkipped,
-    List<PodReport> gracePeriodCapped) {
+    List<PodReport> gracePeriodCapped,
+    LifecycleReport lifecycle,
+    List<String> planned) {
+
+  /** The outcome of an event that involves no lifecycle hook and is no dry run. */
+  public DrainOutcome(
+      String eventId,
+      String kind,
+      String instanceId,
+      String cluster,
+      String node,
+      Status status,
+      String message,
+      Set<Action> actions,
+      Instant receivedAt,
+      Instant deadline,
+      Boolean deadlineMet,
+      Timings timings,
+      List<String> podsEvicted,
+      List<PodReport> podsNotEvicted,
+      List<PodReport> podsSkipped,
+      List<PodReport> gracePeriodCapped) {
+    this(
+        eventId,
+        kind,
+        instanceId,
+        cluster,
+        node,
+        status,
+        message,
+        actions,
+        receivedAt,
+        deadline,
+        deadlineMet,
+        timings,
+        podsEvicted,
+        podsNotEvicted,
+        podsSkipped,
+        gracePeriodCapped,
+        null,
+        null);
+  }
+
+  /**
+   * What happened to the Auto Scaling lifecycle action: {@code result} is the
+   * CompleteLifecycleAction result sent (null while the drain goes on or when nothing was sent),
+   * {@code round} 0 for the first invocation, {@code nextCheck} when the follow-up is due.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record LifecycleReport(
+      String autoScalingGroup,
+      String hook,
+      String transition,
+      String result,
+      int heartbeats,
+      int round,
+      Instant firstReceived,
+      Instant nextCheck,
+      String note) {}
+
+  /** This outcome with the lifecycle action's report attached. */
+  public DrainOutcome withLifecycle(LifecycleReport report) {
+    return new DrainOutcome(
+        eventId,
+        kind,
+        instanceId,
+        cluster,
+        node,
+        status,
+        message,
+        actions,
+        receivedAt,
+        deadline,
+        deadlineMet,
+        timings,
+        podsEvicted,
+        podsNotEvicted,
+        podsSkipped,
+        gracePeriodCapped,
+        report,
+        planned);
+  }
+
+  /** This outcome with another status and message (e.g. a drain that goes on next round). */
+  public DrainOutcome with(Status newStatus, String newMessage) {
+    return new DrainOutcome(
+        eventId,
+        kind,
+        instanceId,
+        cluster,
+        node,
+        newStatus,
+        newMessage,
+        actions,
+        receivedAt,
+        deadline,
+        deadlineMet,
+        timings,
+        podsEvicted,
+        podsNotEvicted,
+        podsSkipped,
+        gracePeriodCapped,
+        lifecycle,
+        planned);
+  }
 
   public enum Status {
     /** Every evictable pod is gone. */
@@ -41,7 +145,20 @@ public record DrainOutcome(
     /** Nothing to do for this kind (configuration or event says so). */
     NO_ACTION,
     /** The payload could not be understood; acknowledged, not retried. */
-    REJECTED
+    REJECTED,
+    /**
+     * A lifecycle-hook drain goes on in a follow-up invocation (heartbeat kept alive); the final
+     * outcome of that drain comes later.
+     */
+    DRAINING,
+    /** A launch hook waits for its node to be Ready in a follow-up invocation. */
+    WAITING,
+    /** A lifecycle action completed without a drain (launch: its node is Ready or never came). */
+    HOOK_COMPLETED,
+    /** The node matched an exclusion (label selector, or Karpenter's own interruption handling). */
+    EXCLUDED,
+    /** Dry run: {@code planned} lists what would have been done; nothing was changed. */
+    DRY_RUN
   }
 
   /** Milliseconds from receipt to each milestone (null when not reached). */
@@ -77,5 +194,36 @@ public record DrainOutcome(
         List.of(),
         List.of(),
         List.of());
+  }
+
+  /** A dry run's outcome: the planned actions, in order, and nothing done. */
+  public static DrainOutcome dryRun(
+      String eventId,
+      String kind,
+      String instanceId,
+      String cluster,
+      String node,
+      String message,
+      Instant receivedAt,
+      List<String> planned) {
+    return new DrainOutcome(
+        eventId,
+        kind,
+        instanceId,
+        cluster,
+        node,
+        Status.DRY_RUN,
+        message,
+        Set.of(),
+        receivedAt,
+        null,
+        null,
+        null,
+        List.of(),
+        List.of(),
+        List.of(),
+        List.of(),
+        null,
+        List.copyOf(planned));
   }
 }

@@ -1,0 +1,83 @@
+package io.gpufleet.schedule;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpufleet.schedule.policy.PolicyParser;
+import org.junit.jupiter.api.Test;
+
+class ScheduleRbacTest {
+  static final String BASE =
+      """
+      timeZone: UTC
+      defaultWindow: off-hours
+      windows:
+        business-hours: { days: mon-fri, hours: "08:00-19:00" }
+      """;
+
+  @Test
+  void shouldBindTheWriterRoleOnlyInTheNamespacesTheWorkloadRulesName() {
+    var policy =
+        PolicyParser.parse(
+            BASE
+                + """
+                workloads:
+                  - name: a
+                    selector: { namespaces: [ml, jobs], labels: { x: y } }
+                    replicas: { off-hours: 0 }
+                  - name: b
+                    selector: { namespaces: [ml] }
+                    replicas: { off-hours: 1 }
+                """,
+            "p");
+
+    assertThat(ScheduleRbac.namespaces(policy)).containsExactly("jobs", "ml");
+    assertThat(ScheduleRbac.bindings(policy, "g"))
+        .extracting(b -> b.path("kind").asText() + " " + b.at("/metadata/namespace").asText())
+        .containsExactly("RoleBinding jobs", "RoleBinding ml");
+  }
+
+  @Test
+  void shouldFallBackToOneClusterRoleBindingAndSaySoWhenARuleNamesNoNamespace() {
+    var policy =
+        PolicyParser.parse(
+            BASE
+                + """
+                workloads:
+                  - name: a
+                    selector: { namespaces: [ml] }
+                    replicas: { off-hours: 0 }
+                  - name: everywhere
+                    selector: { labels: { x: y } }
+                    replicas: { off-hours: 0 }
+                """,
+            "p");
+
+    assertThat(ScheduleRbac.bindings(policy, "g"))
+        .singleElement()
+        .satisfies(
+            b -> {
+              assertThat(b.path("kind").asText()).isEqualTo("ClusterRoleBinding");
+              assertThat(b.at("/metadata/namespace").isMissingNode()).isTrue();
+              assertThat(b.at("/subjects/0/name").asText()).isEqualTo("g");
+            });
+    assertThat(ScheduleRbac.yaml(policy, "g", "p")).contains("names no namespaces");
+  }
+
+  @Test
+  void shouldNeedNoBindingForAPolicyWithoutWorkloadRules() {
+    var policy =
+        PolicyParser.parse(
+            BASE
+                + """
+                nodePools:
+                  - name: gpu
+                    selector: { names: [gpu] }
+                    windows:
+                      off-hours: { budgets: [{ nodes: "0" }] }
+                """,
+            "p");
+
+    assertThat(ScheduleRbac.bindings(policy, "g")).isEmpty();
+    assertThat(ScheduleRbac.yaml(policy, "g", "p")).contains("no bindings needed");
+  }
+}
