@@ -305,6 +305,8 @@ public final class PreflightPlanner {
           }
         });
 
+    onDemandFallbacks(facts, allocated).forEach(notes::add);
+
     Verdict verdict =
         !blockers.isEmpty()
             ? Verdict.NO_GO
@@ -323,6 +325,68 @@ public final class PreflightPlanner {
         anyPrice ? (currency == null ? "USD" : currency) : null,
         anyPrice && complete,
         elapsedMs);
+  }
+
+  /**
+   * For each Spot bucket the plan does not fit, whether the same vCPUs would fit the bucket's
+   * On-Demand quota next to the plan's own On-Demand entries: the fallback an SRE reaches for when
+   * Spot is short, with the On-Demand headroom it would leave. Nothing when either quota is unknown
+   * (no guess presented as a fit).
+   */
+  static List<String> onDemandFallbacks(RegionFacts facts, Map<QuotaBucket.Key, Double> allocated) {
+    var lines = new ArrayList<String>();
+    allocated.forEach(
+        (key, spotNeed) -> {
+          if (key.capacityType() != CapacityType.SPOT) {
+            return;
+          }
+          QuotaValue spotQuota = facts.quotas().get(key);
+          if (spotQuota == null) {
+            return;
+          }
+          double spotFree = spotQuota.value() - facts.usage().getOrDefault(key, 0.0);
+          if (spotNeed <= spotFree) {
+            return;
+          }
+          var odKey = new QuotaBucket.Key(key.bucket(), CapacityType.ON_DEMAND);
+          QuotaValue odQuota = facts.quotas().get(odKey);
+          if (odQuota == null) {
+            lines.add(
+                "On-Demand fallback for "
+                    + key.label()
+                    + ": "
+                    + odKey.label()
+                    + " quota unknown, cannot say whether "
+                    + vcpu(spotNeed)
+                    + " would fit");
+            return;
+          }
+          double odFree =
+              odQuota.value()
+                  - facts.usage().getOrDefault(odKey, 0.0)
+                  - allocated.getOrDefault(odKey, 0.0);
+          lines.add(
+              spotNeed <= odFree
+                  ? "On-Demand fallback: the "
+                      + vcpu(spotNeed)
+                      + " that do not fit "
+                      + key.label()
+                      + " would fit "
+                      + odKey.label()
+                      + " ("
+                      + num(odFree)
+                      + " free after the plan's On-Demand entries, "
+                      + num(odFree - spotNeed)
+                      + " left)"
+                  : "On-Demand fallback: "
+                      + odKey.label()
+                      + " cannot take the "
+                      + vcpu(spotNeed)
+                      + " either ("
+                      + num(Math.max(0, odFree))
+                      + " free after the plan's On-Demand entries)");
+        });
+    return lines;
   }
 
   /** The first candidate whose vCPUs still fit its quota, else the first candidate. */
