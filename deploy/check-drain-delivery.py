@@ -72,7 +72,9 @@ def main(path):
             direct |= kinds(ev["Properties"]["Pattern"])
     # standalone rules that target the drain function (e.g. LifecycleHookRule)
     for name, r in res.items():
-        if r.get("Type") != "AWS::Events::Rule" or name == "DrainEventsToQueueRule":
+        if not isinstance(r, dict) or r.get("Type") != "AWS::Events::Rule":
+            continue
+        if name == "DrainEventsToQueueRule":
             continue
         targets = r["Properties"].get("Targets", [])
         if any("InterruptionDrainFunction" in str(t.get("Arn")) for t in targets):

@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# Template tier: cfn-lint, `sam validate --lint` and `sam build` (in-process, no Docker) on
-# template.yaml. Every step runs; the script exits non-zero if any of them failed.
+# Template tier: cfn-lint, `sam validate --lint`, the template's own rules (deploy/test_template.py:
+# alarms for every function and dead-letter queue, rules pinned to the account, no secret in an
+# environment), checkov against its committed suppressions (deploy/checkov-suppressions.yaml) and `sam build`
+# (in-process, no Docker) on template.yaml. Every step runs; the script exits non-zero if any failed.
 #
 #   deploy/check-template.sh                  # tools from .venv at the repository root
-#   VENV=/path/to/venv deploy/check-template.sh
+#   VENV=/path/to/venv CHECKOV=/path/to/checkov deploy/check-template.sh
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${VENV:-$ROOT/.venv}"
 CFN_LINT="$VENV/bin/cfn-lint"
 SAM="$VENV/bin/sam"
+PYTHON="$VENV/bin/python"
+# checkov lives in a venv of its own (scripts/requirements-checkov.txt; see scripts/test.sh).
+CHECKOV="${CHECKOV:-$ROOT/.venv-checkov/bin/checkov}"
 
 # No telemetry prompt or upload from SAM CLI; a region keeps SAM from asking for one.
 export SAM_CLI_TELEMETRY=0
 export AWS_REGION="${AWS_REGION:-${AWS_DEFAULT_REGION:-us-east-1}}"
 
-for tool in "$CFN_LINT" "$SAM"; do
+for tool in "$CFN_LINT" "$SAM" "$PYTHON" "$CHECKOV"; do
   if [[ ! -x "$tool" ]]; then
-    echo "check-template: $tool not found; set VENV to the virtualenv that has cfn-lint and aws-sam-cli" >&2
+    echo "check-template: $tool not found; set VENV to the virtualenv with scripts/requirements-test.txt installed" >&2
     exit 2
   fi
 done
@@ -40,7 +45,11 @@ step() {
 step cfn-lint "$CFN_LINT" template.yaml
 step drain-delivery "$VENV/bin/python" deploy/check-drain-delivery.py template.yaml
 step sam-validate "$SAM" validate --lint --template-file template.yaml
+step template-rules "$PYTHON" deploy/test_template.py
+# Every finding not accepted in deploy/checkov-suppressions.yaml (each with its reason) fails.
+step checkov "$PYTHON" deploy/checkov_gate.py "$CHECKOV"
 # Without --use-container SAM builds in this process: the Makefile runs Maven with the local JDK.
+# Plain `sam build`, as the README says: samconfig.toml turns on language extensions (Fn::ForEach).
 step sam-build "$SAM" build --template-file template.yaml
 
 if ((${#failed[@]})); then

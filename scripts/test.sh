@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # The project's one test command (run it as ./gpufleet test): installs the Python test tools into
 # .venv when missing, builds (or reuses) the real API server tier's binaries, then runs every tier:
+<<<<<<< HEAD
+# unit, adapter (moto server), handler, simulate, real API server, the Spotless format check
+# (mvn verify) and the template tier (cfn-lint, sam validate, template rules, checkov, sam build).
+=======
 # unit, adapter (moto server), handler, simulate, real API server, the Lambda runtime tier (each
 # deployment jar under aws-lambda-rie, failsafe *LambdaRuntimeIT), the Spotless format check (mvn
 # verify) and the template tier (cfn-lint, sam validate, sam build).
+>>>>>>> main
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
@@ -18,6 +23,17 @@ if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/sam" ] || [ ! -x "$VENV
   cp "$REQ" "$VENV/.requirements-installed"
 fi
 export MOTO_SERVER="$VENV/bin/moto_server"
+
+# checkov (template tier) in a venv of its own: its pinned boto3 conflicts with aws-sam-cli's.
+CHECKOV_VENV="$ROOT/.venv-checkov"
+REQ_CHECKOV="$ROOT/scripts/requirements-checkov.txt"
+if [ ! -x "$CHECKOV_VENV/bin/checkov" ] \
+   || ! cmp -s "$REQ_CHECKOV" "$CHECKOV_VENV/.requirements-installed" 2>/dev/null; then
+  echo "== installing checkov into .venv-checkov"
+  python3 -m venv "$CHECKOV_VENV"
+  "$CHECKOV_VENV/bin/pip" install --quiet --disable-pip-version-check -r "$REQ_CHECKOV"
+  cp "$REQ_CHECKOV" "$CHECKOV_VENV/.requirements-installed"
+fi
 
 echo "== real API server tier: kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok"
 # Built from their Go modules into ~/.cache/gpufleet/k8s on first use (a cold build takes about
@@ -85,5 +101,5 @@ smoke disruption-schedule '{}' 'schedule REJECTED' CLUSTER_NAME=smoke \
 smoke capacity-preflight '{"bogus":1}' 'payload rejected'
 
 echo "== template tier"
-VENV="$VENV" "$ROOT/deploy/check-template.sh"
+VENV="$VENV" CHECKOV="$CHECKOV_VENV/bin/checkov" "$ROOT/deploy/check-template.sh"
 echo "== all test tiers passed"

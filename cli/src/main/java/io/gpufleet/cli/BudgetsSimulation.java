@@ -107,6 +107,17 @@ final class BudgetsSimulation {
         }
       }
       if (day != null) {
+        var lead = leadStep(policyFile, day);
+        if (lead.isPresent()) {
+          steps.add(
+              tick(
+                  handler,
+                  clock,
+                  objects,
+                  day,
+                  lead.get().shift(),
+                  day.path("_file").asText() + " +1 day, " + lead.get().label()));
+        }
         var next =
             tick(
                 handler,
@@ -122,6 +133,39 @@ final class BudgetsSimulation {
       }
       print(steps, publisher, metrics);
     }
+  }
+
+  record Lead(Duration shift, String label) {}
+
+  /**
+   * A tick inside the lead time of the first window that has one, on the day after {@code day}: two
+   * minutes after the lead starts, so the simulation shows the restore ahead of the window.
+   */
+  static java.util.Optional<Lead> leadStep(Path policyFile, JsonNode day) throws IOException {
+    var policy =
+        io.gpufleet.schedule.policy.PolicyParser.parse(
+            Files.readString(policyFile), policyFile.toString());
+    Instant dayAt = Instant.parse(day.path("detail").path("scheduledTime").asText());
+    for (var w : policy.windows()) {
+      if (w.leadTime().isZero()) {
+        continue;
+      }
+      var nextDay = dayAt.atZone(policy.zone()).toLocalDate().plusDays(1);
+      if (!w.days().contains(nextDay.getDayOfWeek())) {
+        continue;
+      }
+      Instant start =
+          nextDay
+              .atTime(w.startMinute() / 60, w.startMinute() % 60)
+              .atZone(policy.zone())
+              .toInstant();
+      Instant at = start.minus(w.leadTime()).plus(Duration.ofMinutes(2));
+      return java.util.Optional.of(
+          new Lead(
+              Duration.between(dayAt, at),
+              "lead " + io.gpufleet.schedule.policy.PolicyParser.durationText(w.leadTime())));
+    }
+    return java.util.Optional.empty();
   }
 
   private Step tick(
@@ -202,7 +246,9 @@ final class BudgetsSimulation {
           s.at(),
           o.localTime() == null ? "-" : o.localTime().substring(0, 16).replace('T', ' '),
           o.status(),
-          o.window() == null ? "-" : o.window(),
+          o.window() == null
+              ? "-"
+              : o.window() + ("LEAD".equals(o.windowReason()) ? " (lead time)" : ""),
           o.writes(),
           o.notices().size());
     }

@@ -1,7 +1,6 @@
 package io.gpufleet.cli;
 
 import io.gpufleet.core.config.Settings;
-import io.gpufleet.core.json.Json;
 import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.core.outcome.Notifier;
@@ -17,16 +16,15 @@ import io.gpufleet.cost.InstanceReader;
 import io.gpufleet.cost.SpotPriceHistory;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
+import io.gpufleet.cost.model.Commitments;
 import io.gpufleet.cost.model.Ec2Instance;
 import io.gpufleet.cost.model.Lifecycle;
 import io.gpufleet.cost.model.SpotPricePoint;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import io.gpufleet.cost.model.Utilisation;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryType;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,7 +38,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -60,57 +57,31 @@ final class CostBench {
     this.err = err;
   }
 
-  /** Starts the child JVM and returns its JSON result (plus how it was run). */
-  Map<String, Object> run(int instances, int pods) throws Exception {
-    String java = Path(System.getProperty("java.home"));
-    var cmd =
-        List.of(
-            java,
-            HEAP,
-            "-cp",
-            System.getProperty("java.class.path"),
-            "-Dlog4j2.configurationFile=classpath:log4j2-cli.xml",
-            CostBench.class.getName(),
-            Integer.toString(instances),
-            Integer.toString(pods));
-    err.printf("bench cost: %d instances, %d pods in a child JVM (%s)...%n", instances, pods, HEAP);
-    var p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    String last = null;
-    try (var r =
-        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-      for (String line; (line = r.readLine()) != null; ) {
-        last = line;
-      }
+  /**
+   * Runs the report in a child JVM in the share, with the Lambda heap of the memory size capped at
+   * 512 MiB (the target: the report fits in 512 MiB of heap), and returns its figures.
+   */
+  Map<String, Object> run(int instances, int pods, Confinement share) throws Exception {
+    var extra = new ArrayList<String>();
+    String heap = share.share().jvmFlags().get(0);
+    if (share.share().maxHeapKib() > 512 * 1024) {
+      extra.add(HEAP);
+      heap = HEAP;
     }
-    if (!p.waitFor(5, TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      throw new IllegalStateException("bench cost: child JVM did not finish within 5 minutes");
-    }
-    if (p.exitValue() != 0 || last == null || !last.startsWith("{")) {
-      var r = new LinkedHashMap<String, Object>();
+    share.announce(err, "cost");
+    err.printf("bench cost: %d instances, %d pods in a child JVM (%s)...%n", instances, pods, heap);
+    var r = new LinkedHashMap<String, Object>();
+    try {
+      r.putAll(
+          share.runChild("cost", Map.of("instances", instances, "pods", pods), Map.of(), extra));
+    } catch (IllegalStateException e) {
       r.put("bench", "cost");
-      r.put("heap", HEAP);
-      r.put("childExit", p.exitValue());
-      r.put("error", "child JVM failed (out of memory under " + HEAP + "?); its stderr is above");
+      r.put("error", e.getMessage() + " (out of memory under " + heap + "?)");
       r.put("pass", false);
-      return r;
     }
-    @SuppressWarnings("unchecked")
-    Map<String, Object> result = Json.MAPPER.readValue(last, LinkedHashMap.class);
-    return result;
-  }
-
-  private static String Path(String javaHome) {
-    return java.nio.file.Path.of(javaHome, "bin", "java").toString();
-  }
-
-  /** The child JVM. */
-  public static void main(String[] args) throws Exception {
-    int instances = Integer.parseInt(args[0]);
-    int pods = Integer.parseInt(args[1]);
-    var result = measure(instances, pods, System.err);
-    System.out.println(Json.write(result));
-    System.exit(0);
+    r.put("heap", heap);
+    r.put("share", share.describe());
+    return r;
   }
 
   static final String[] TYPES = {
@@ -123,7 +94,32 @@ final class CostBench {
       List<ClusterNode> nodes,
       List<Ec2Instance> instances,
       List<ClusterPod> pods,
-      List<SpotPricePoint> spot) {}
+      List<SpotPricePoint> spot,
+      Utilisation utilisation,
+      Commitments commitments) {}
+
+  /** How a generated node shares its GPUs: a third of P nodes MIG, a quarter of G time-sliced. */
+  static Map<String, Integer> sharing(int i, String type, int gpus, Map<String, String> labels) {
+    if (gpus == 0) {
+      return Map.of();
+    }
+    if (type.startsWith("p") && i % 10 == 1) {
+      return Map.of(ClusterNode.DRA_GPU, gpus);
+    }
+    if (type.startsWith("p") && i % 3 == 0) {
+      labels.put("nvidia.com/mig.strategy", "mixed");
+      return Map.of(type.startsWith("p5") ? MIG_P5 : MIG_P4D, gpus * 2);
+    }
+    if (type.startsWith("g") && i % 4 == 0) {
+      labels.put("nvidia.com/gpu.replicas", "4");
+      labels.put("nvidia.com/gpu.sharing-strategy", "time-slicing");
+      return Map.of("nvidia.com/gpu", gpus * 4);
+    }
+    return Map.of("nvidia.com/gpu", gpus);
+  }
+
+  static final String MIG_P5 = "nvidia.com/mig-3g.40gb";
+  static final String MIG_P4D = "nvidia.com/mig-3g.20gb";
 
   static Fleet fleet(int instances, int podCount, Instant now, long seed) {
     var random = new Random(seed);
@@ -137,6 +133,8 @@ final class CostBench {
       Instant launch = now.minus(Duration.ofMinutes(30 + random.nextInt(72 * 60)));
       var facts = StaticPrices.facts(type).orElseThrow();
       String name = "ip-10-" + (i / 250) + "-" + (i % 250) + ".ec2.internal";
+      var labels = new java.util.HashMap<String, String>();
+      var resources = sharing(i, type, facts.accelerators(), labels);
       nodes.add(
           new ClusterNode(
               name,
@@ -151,7 +149,9 @@ final class CostBench {
               facts.accelerators(),
               facts.acceleratorResource(),
               facts.vcpus() * 1000L,
-              (long) facts.memoryGiB() << 30));
+              (long) facts.memoryGiB() << 30,
+              resources,
+              labels));
       Instant end =
           random.nextInt(20) == 0 ? now.minus(Duration.ofMinutes(random.nextInt(600))) : null;
       ec2.add(
@@ -167,13 +167,33 @@ final class CostBench {
               null));
     }
     var podList = new ArrayList<ClusterPod>(podCount);
+    var nodeUtil = new java.util.HashMap<String, Double>();
+    var podUtil = new java.util.HashMap<String, Double>();
+    var tokens = new ArrayList<Utilisation.Tokens>();
+    for (var n : nodes) {
+      if (!n.gpuResources().isEmpty()) {
+        nodeUtil.put(n.name(), 5 + random.nextDouble() * 90);
+      }
+    }
     for (int i = 0; i < podCount; i++) {
       var node = nodes.get(random.nextInt(nodes.size()));
+      var res = node.gpuResources().keySet().stream().findFirst().orElse(null);
+      int units = res == null ? 0 : node.gpuResources().get(res);
       double gpus =
-          node.accelerators() == 0 || random.nextInt(3) == 0
-              ? 0
-              : 1 + random.nextInt(Math.max(1, node.accelerators() / 4));
+          res == null || random.nextInt(3) == 0 ? 0 : 1 + random.nextInt(Math.max(1, units / 4));
       Instant start = node.createdAt().plus(Duration.ofMinutes(random.nextInt(600)));
+      if (gpus > 0) {
+        podUtil.put("ns-" + (i % 50) + "/pod-" + i, random.nextDouble() * 100);
+        if (i % 10 == 0) {
+          tokens.add(
+              new Utilisation.Tokens(
+                  "ns-" + (i % 50),
+                  "pod-" + i,
+                  "model-" + (i % 7),
+                  "vllm",
+                  1e6 + random.nextInt(50_000_000)));
+        }
+      }
       podList.add(
           new ClusterPod(
               "ns-" + (i % 50),
@@ -181,7 +201,7 @@ final class CostBench {
               "uid-" + i,
               node.name(),
               "team-" + (i % 12),
-              gpus > 0 ? Map.of(node.acceleratorResource(), gpus) : Map.of(),
+              gpus > 0 ? Map.of(res, gpus) : Map.of(),
               250 + random.nextInt(4000),
               (long) (1 + random.nextInt(32)) << 30,
               start.isAfter(now) ? now.minusSeconds(60) : start,
@@ -201,7 +221,19 @@ final class CostBench {
         }
       }
     }
-    return new Fleet(nodes, ec2, podList, spot);
+    var utilisation = new Utilisation("prometheus", nodeUtil, podUtil, tokens, List.of());
+    var commitments =
+        new Commitments(
+            Commitments.COST_EXPLORER,
+            Map.of(
+                "us-east-1/p5", new Commitments.Coverage(0.7, "bench"),
+                "us-east-1/p4d", new Commitments.Coverage(0.4, "bench")),
+            0.55,
+            Map.of("us-east-1/g6e.12xlarge", new Commitments.Coverage(0.5, "bench")),
+            0.62,
+            Map.of(),
+            List.of());
+    return new Fleet(nodes, ec2, podList, spot, utilisation, commitments);
   }
 
   static Map<String, Object> measure(int instances, int podCount, PrintStream log)
@@ -271,6 +303,25 @@ final class CostBench {
     r.put("nodesReported", run.nodes());
     r.put("podsReported", run.pods());
     r.put("rows", run.rows());
+    r.put(
+        "migNodes",
+        fleet.nodes().stream()
+            .filter(n -> n.gpuLabels().containsKey("nvidia.com/mig.strategy"))
+            .count());
+    r.put(
+        "timeSlicedNodes",
+        fleet.nodes().stream()
+            .filter(n -> n.gpuLabels().containsKey("nvidia.com/gpu.replicas"))
+            .count());
+    r.put(
+        "draNodes",
+        fleet.nodes().stream()
+            .filter(n -> n.gpuResources().containsKey(ClusterNode.DRA_GPU))
+            .count());
+    r.put("utilisationNodes", fleet.utilisation().nodePercent().size());
+    r.put("utilisationPods", fleet.utilisation().podPercent().size());
+    r.put("tokenSeries", fleet.utilisation().tokens().size());
+    r.put("reconciled", run.reconciled());
     r.put("jsonMiB", Math.round(run.jsonBytes() / 1048576.0 * 10) / 10.0);
     r.put("csvMiB", Math.round(run.csvBytes() / 1048576.0 * 10) / 10.0);
     r.put("htmlKiB", run.htmlBytes() >> 10);
@@ -287,14 +338,52 @@ final class CostBench {
     r.put(
         "pass",
         wallMs <= TARGET_MS
+            && run.reconciled()
             && apiCalls.get() <= distinctTypes.size()
             && Runtime.getRuntime().maxMemory() <= 512L << 20);
     return r;
   }
 
-  record Run(int nodes, int pods, int rows, long jsonBytes, long csvBytes, long htmlBytes) {}
+  record Run(
+      int nodes,
+      int pods,
+      int rows,
+      long jsonBytes,
+      long csvBytes,
+      long htmlBytes,
+      boolean reconciled) {}
+
+  /** One run's report (tests). */
+  static io.gpufleet.cost.model.CostReport reportOnce(Fleet fleet, Clock clock) {
+    var service = service(fleet, clock, new AtomicInteger(), new SizeOnlyStore());
+    service.run(new CostReportService.Request("24h", null, false), CostReportService.Progress.NONE);
+    return service.lastReport();
+  }
 
   static Run runOnce(Fleet fleet, Clock clock, AtomicInteger apiCalls) {
+    // what an S3 upload leaves behind in the function: nothing but the sizes
+    var store = new SizeOnlyStore();
+    var service = service(fleet, clock, apiCalls, store);
+    long t0 = System.nanoTime();
+    CostReportService.Progress progress =
+        Boolean.getBoolean("gpufleet.bench.phases")
+            ? m -> System.err.printf("  %5d ms  %s%n", (System.nanoTime() - t0) / 1_000_000, m)
+            : CostReportService.Progress.NONE;
+    var o = service.run(new CostReportService.Request("24h", null, false), progress);
+    var report = service.lastReport();
+    String prefix = o.outputs().get("json").replace("cost.json", "");
+    return new Run(
+        o.nodes(),
+        o.pods(),
+        report.rows().size(),
+        store.sizes.get(prefix + "cost.json"),
+        store.sizes.get(prefix + "cost.csv"),
+        store.sizes.get(prefix + "cost.html"),
+        report.reconciliation().balanced());
+  }
+
+  static CostReportService service(
+      Fleet fleet, Clock clock, AtomicInteger apiCalls, SizeOnlyStore store) {
     PricingApi api =
         (region, type) -> {
           apiCalls.incrementAndGet();
@@ -305,8 +394,6 @@ final class CostBench {
           }
           return StaticPrices.facts(type).map(StaticPrices.InstanceFacts::usdPerHour);
         };
-    // what an S3 upload leaves behind in the function: nothing but the sizes
-    var store = new SizeOnlyStore();
     OnDemandPriceChain prices =
         OnDemandPricing.create(Optional.of(api), new Settings(Map.of()), Optional.of(store), clock);
     ClusterReader cluster =
@@ -323,32 +410,18 @@ final class CostBench {
         };
     InstanceReader ec2 = (String c, Collection<String> ids) -> fleet.instances();
     SpotPriceHistory spot = (Set<String> types, Instant s, Instant e) -> fleet.spot();
-    var service =
-        new CostReportService(
-            CostSettings.defaults("bench"),
-            "us-east-1",
-            cluster,
-            ec2,
-            spot,
-            prices,
-            store,
-            new CostReporter(MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE),
-            clock);
-    long t0 = System.nanoTime();
-    CostReportService.Progress progress =
-        Boolean.getBoolean("gpufleet.bench.phases")
-            ? m -> System.err.printf("  %5d ms  %s%n", (System.nanoTime() - t0) / 1_000_000, m)
-            : CostReportService.Progress.NONE;
-    var o = service.run(new CostReportService.Request("24h", null, false), progress);
-    var report = service.lastReport();
-    String prefix = o.outputs().get("json").replace("cost.json", "");
-    return new Run(
-        o.nodes(),
-        o.pods(),
-        report.rows().size(),
-        store.sizes.get(prefix + "cost.json"),
-        store.sizes.get(prefix + "cost.csv"),
-        store.sizes.get(prefix + "cost.html"));
+    return new CostReportService(
+        CostSettings.defaults("bench"),
+        "us-east-1",
+        cluster,
+        ec2,
+        spot,
+        prices,
+        store,
+        new CostReporter(MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE),
+        clock,
+        w -> fleet.commitments(),
+        (w, n) -> fleet.utilisation());
   }
 
   /** A blob store that keeps only the size of what was put (the report leaves by upload). */
@@ -363,6 +436,21 @@ final class CostBench {
     @Override
     public void put(String key, byte[] body, String contentType) {
       sizes.put(key, (long) body.length);
+    }
+
+    /** Nothing is ever kept, so every key reads as absent. */
+    @Override
+    public Versioned getVersioned(String key) {
+      return Versioned.absent();
+    }
+
+    @Override
+    public boolean putIfUnchanged(String key, byte[] body, String contentType, String etag) {
+      if (etag != null) {
+        return false;
+      }
+      put(key, body, contentType);
+      return true;
     }
 
     @Override

@@ -12,6 +12,8 @@ import io.gpufleet.cost.CostReporter;
 import io.gpufleet.cost.CostSettings;
 import io.gpufleet.cost.InstanceReader;
 import io.gpufleet.cost.SpotPriceHistory;
+import io.gpufleet.cost.aws.CostExplorerCommitments;
+import io.gpufleet.cost.aws.PrometheusUtilisation;
 import io.gpufleet.cost.k8s.FabricClusterReader;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
@@ -46,6 +48,7 @@ import java.util.Set;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.costexplorer.CostExplorerClient;
 
 /**
  * The cost report part of {@code gpufleet simulate}: a last-24-hours report of the demo fleet in
@@ -61,6 +64,10 @@ final class CostSimulation {
   /** The demo node whose instance EC2 does not know (a node without an EC2 match). */
   static final String UNMATCHED = "gpu-worker-custom-8";
 
+  /** The report of the last simulated run (tests). */
+  static final java.util.concurrent.atomic.AtomicReference<io.gpufleet.cost.model.CostReport> LAST =
+      new java.util.concurrent.atomic.AtomicReference<>();
+
   private CostSimulation() {}
 
   /** Runs the report; prints progress on err and where cost.html is on out (or err with json). */
@@ -72,6 +79,9 @@ final class CostSimulation {
         KubernetesClient client = cluster.newClient();
         var stub = AwsStubServer.start()) {
       DemoFleet.populate(cluster);
+      SimGpuExtras.populate(cluster);
+      SimGpuExtras.costExplorer(stub, REGION);
+      var prometheus = SimGpuExtras.prometheus();
       var pricing =
           new PricingStub()
               .withDecoys()
@@ -103,17 +113,35 @@ final class CostSimulation {
               store,
               new CostReporter(
                   metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier()),
-              clock);
+              clock,
+              new CostExplorerCommitments(aws.build(CostExplorerClient.builder())),
+              new PrometheusUtilisation(
+                  SimGpuExtras.url(prometheus),
+                  java.net.http.HttpClient.newHttpClient(),
+                  Optional.empty()));
       PrintStream where = json ? err : out;
       if (!json) {
         out.println();
         out.println("Cost report over the simulated cluster (last 24 h):");
       }
-      var o =
-          service.run(
-              new CostReportService.Request("24h", null, false), m -> err.println("  cost: " + m));
+      CostOutcome o;
+      try {
+        o =
+            service.run(
+                new CostReportService.Request("24h", null, false),
+                m -> err.println("  cost: " + m));
+      } finally {
+        prometheus.stop(0);
+      }
+      LAST.set(service.lastReport());
       if (!json) {
         out.print(CostSummary.render(o));
+        out.print(CostSummary.gpu(service.lastReport()));
+        out.println(
+            "Cost Explorer calls to the stub: "
+                + stub.calls().stream()
+                    .filter(c -> c.operation().startsWith("AWSInsightsIndexService."))
+                    .count());
         out.println("Pricing API calls to the stub: " + stub.calls(PricingStub.OPERATION).size());
       } else {
         where.println("cost.html written to " + o.outputs().get("html"));
@@ -155,6 +183,19 @@ final class CostSimulation {
                 null,
                 n.nodePool(),
                 n.nodeGroup()));
+      }
+      for (var e : SimGpuExtras.NODES) {
+        out.add(
+            new Ec2Instance(
+                e.instanceId(),
+                e.type(),
+                e.zone(),
+                "spot".equals(e.capacityType()) ? Lifecycle.SPOT : Lifecycle.ON_DEMAND,
+                now.minus(Duration.ofHours(e.hoursAgo())),
+                "running",
+                null,
+                e.nodePool(),
+                e.nodeGroup()));
       }
       return out;
     }
@@ -220,7 +261,7 @@ final class CostSimulation {
       var out = new ArrayList<ClusterNode>();
       for (ClusterNode n : inner.nodes()) {
         int i = indexOf(n.name());
-        Instant created = i < 0 ? n.createdAt() : launched(i, now);
+        Instant created = i < 0 ? extraLaunch(n.name(), now, n.createdAt()) : launched(i, now);
         out.add(
             new ClusterNode(
                 n.name(),
@@ -235,9 +276,20 @@ final class CostSimulation {
                 n.accelerators(),
                 n.acceleratorResource(),
                 n.cpuMillis(),
-                n.memoryBytes()));
+                n.memoryBytes(),
+                n.gpuResources(),
+                n.gpuLabels()));
       }
       return out;
+    }
+
+    private static Instant extraLaunch(String name, Instant now, Instant fallback) {
+      for (var e : SimGpuExtras.NODES) {
+        if (e.name().equals(name)) {
+          return now.minus(Duration.ofHours(e.hoursAgo()));
+        }
+      }
+      return fallback;
     }
 
     private static int indexOf(String name) {
@@ -254,6 +306,9 @@ final class CostSimulation {
       var launch = new HashMap<String, Instant>();
       for (int i = 0; i < DemoFleet.NODES.size(); i++) {
         launch.put(DemoFleet.NODES.get(i).name(), launched(i, now));
+      }
+      for (var e : SimGpuExtras.NODES) {
+        launch.put(e.name(), now.minus(Duration.ofHours(e.hoursAgo())));
       }
       var out = new ArrayList<ClusterPod>();
       for (ClusterPod p : inner.pods()) {

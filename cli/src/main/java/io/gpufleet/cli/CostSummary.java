@@ -31,4 +31,78 @@ final class CostSummary {
     sb.append("cost.html written to ").append(o.outputs().get("html")).append('\n');
     return sb.toString();
   }
+
+  /** GPUs on one physical truth, commitments, utilisation, tokens and the report's own check. */
+  static String gpu(io.gpufleet.cost.model.CostReport r) {
+    if (r == null) {
+      return "";
+    }
+    var k = r.kpis();
+    String cur = r.header().currency();
+    var t =
+        new Table("GPU NODE", "TYPE", "PHYSICAL", "ADVERTISED", "SHARING", "REQ. GPU-h", "UTIL.");
+    for (var g : r.gpuSharing()) {
+      t.add(
+          g.node(),
+          g.instanceType(),
+          g.physicalGpus(),
+          g.advertised(),
+          g.sharing() + (g.replicas() > 1 ? " x" + g.replicas() : ""),
+          String.format(
+              java.util.Locale.ROOT, "%.1f / %.1f", g.gpuRequestedHours(), g.gpuCapacityHours()),
+          g.utilisationPercent() == null
+              ? "-"
+              : String.format(java.util.Locale.ROOT, "%.0f %%", g.utilisationPercent()));
+    }
+    var sb = new StringBuilder(t.render());
+    r.gpuSharing().stream()
+        .filter(g -> !g.flags().isEmpty())
+        .forEach(
+            g ->
+                sb.append("flag: ")
+                    .append(g.node())
+                    .append(": ")
+                    .append(String.join("; ", g.flags()))
+                    .append('\n'));
+    var f = new Table("FIGURE", "VALUE");
+    f.add("physical GPUs / advertised units", k.physicalGpus() + " / " + k.advertisedGpuUnits());
+    f.add("commitments saved", cur + " " + k.commitmentSavings());
+    f.add(
+        "GPU utilisation (measured)",
+        k.gpuUtilisationPercent() == null ? "no data" : k.gpuUtilisationPercent() + " %");
+    f.add(
+        "idle GPU cost: not requested / not used",
+        cur
+            + " "
+            + k.idleGpuCost()
+            + " / "
+            + (k.utilisationIdleGpuCost() == null
+                ? "no data"
+                : cur + " " + k.utilisationIdleGpuCost()));
+    f.add(
+        "cost per 1M output tokens",
+        k.costPerMillionOutputTokens() == null
+            ? "no token data"
+            : cur + " " + k.costPerMillionOutputTokens());
+    f.add("CPU-only pods on GPU nodes", k.cpuOnlyPodsOnGpuNodes() + " " + k.cpuOnlyPodCostByRule());
+    var rec = r.reconciliation();
+    f.add(
+        "reconciliation",
+        String.format(
+            java.util.Locale.ROOT,
+            "allocated %s + idle %s = node cost %s; requested %.2f + idle %.2f = %.2f physical"
+                + " GPU-h: %s",
+            rec.allocated(),
+            rec.idle(),
+            rec.nodeCost(),
+            rec.requestedGpuHours(),
+            rec.idleGpuHours(),
+            rec.physicalGpuHours(),
+            rec.balanced() ? "balanced" : "NOT BALANCED"));
+    sb.append(f.render());
+    r.header()
+        .dataSources()
+        .forEach((name, v) -> sb.append(name).append(": ").append(v).append('\n'));
+    return sb.toString();
+  }
 }

@@ -42,8 +42,12 @@ public final class Main {
                                  [--kubeconfig [--context C] | --cluster NAME [--region R]]
         budgets rbac             RoleBindings of the schedule's write role for the namespaces a
                                  policy names   --policy FILE [--group gpufleet-schedule]
-        bench NAME               benchmarks: drain [--real], drain-burst, cold, preflight, budgets, cost
-                                 (each prints one JSON line last)
+        bench NAME               benchmarks: drain [--real], drain-burst, cold [--function F], preflight,
+                                 budgets, cost (each prints one JSON line last); the function runs in
+                                 a child JVM confined to the CPU share of a Lambda memory size
+                                 [--memory MB] (default: template.yaml's) [--unconfined]
+        bench tune FUNCTION      time and cost per invocation across memory sizes, and the cheapest
+                                 size meeting the targets   [--sizes 512,1024,...] [--runs N] [--warm-runs N]
         test                     (launcher) run the whole test suite as CI does
       """;
 

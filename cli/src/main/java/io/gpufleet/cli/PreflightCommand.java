@@ -59,8 +59,28 @@ final class PreflightCommand {
         Args.parse(
             "preflight",
             argv,
-            Set.of("plan", "regions", "region", "cluster", "context", "timeout"),
+            Set.of(
+                "plan",
+                "regions",
+                "region",
+                "cluster",
+                "context",
+                "timeout",
+                "nodepools",
+                "quota",
+                "karpenter-version",
+                "karpenter-setting",
+                "kubernetes-version",
+                "cluster-autoscaler-version",
+                "cluster-autoscaler-dra"),
             Set.of("json", "kubeconfig", "simulate"));
+    if (args.get("nodepools").isPresent()) {
+      if (args.get("plan").isPresent()) {
+        throw new ConfigException(
+            "preflight: --nodepools reviews NodePool files on their own; run --plan separately");
+      }
+      return new PoolFilesReview(out, err).run(args);
+    }
     Path planFile = Path.of(args.require("plan"));
     String text;
     try {

@@ -91,8 +91,13 @@ class BudgetsCommandTest {
 
     assertThat(code).isZero();
     assertThat(out())
-        .contains("schedule: \"0 7 * * mon,tue,wed,thu,fri\"")
-        .contains("duration: 11h")
+        // the example's business hours start 08:00 CET with a 10m lead time: 06:50 UTC, 11h10m
+        .contains("schedule: \"50 6 * * mon,tue,wed,thu,fri\"")
+        .contains("duration: 11h10m")
+        .contains("from 07:50 (lead time 10m)")
+        .contains(
+            "# WARNING: the policy's holidays 2026-04-03 (fri), 2026-04-06 (mon), 2026-05-01"
+                + " (fri), 2026-12-24 (thu), 2026-12-25 (fri) fall on window 'business-hours'")
         .contains("nodes: \"50%\"")
         .contains("2026-03-29")
         .contains("2026-10-25");

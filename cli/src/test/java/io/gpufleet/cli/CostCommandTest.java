@@ -105,12 +105,32 @@ class CostCommandTest {
         .contains("chart-nodepool")
         .contains("gpu-training");
     assertThat(outBytes.toString(StandardCharsets.UTF_8)).contains("cost.html written to " + html);
-    // eight demo nodes plus the one earlier snapshots saw, one of them without an EC2 instance
-    assertThat(o.nodes()).isEqualTo(9);
+    // eight demo nodes, a MIG, a time-sliced and a DRA node, plus the one earlier snapshots saw,
+    // one of them without an EC2 instance
+    assertThat(o.nodes()).isEqualTo(12);
     assertThat(o.nodesWithoutEc2Match()).isEqualTo(1);
-    assertThat(o.priceSources()).containsEntry("api", 4L);
+    // On-Demand p5s under the Savings Plan, On-Demand g6e.12xlarge under reservations
+    assertThat(o.priceSources())
+        .containsEntry("savings-plan (cost-explorer)", 3L)
+        .containsEntry("reserved (cost-explorer)", 3L);
     assertThat(o.pricingApiCalls()).isEqualTo(4);
     assertThat(o.spotSavings().signum()).isPositive();
+    var r = CostSimulation.LAST.get();
+    assertThat(r.reconciliation().balanced()).isTrue();
+    assertThat(r.gpuSharing())
+        .extracting(g -> g.sharing())
+        .contains("mig-mixed", "time-slicing", "dra");
+    assertThat(r.kpis().commitmentSavings().signum()).isPositive();
+    assertThat(r.kpis().gpuUtilisationPercent()).isNotNull();
+    assertThat(r.kpis().costPerMillionOutputTokens()).isNotNull();
+    assertThat(r.nodes())
+        .filteredOn(n -> n.nodeName() != null && n.nodeName().equals(SimGpuExtras.DRA.name()))
+        .singleElement()
+        .satisfies(n -> assertThat(n.gpuRequestedHours()).isPositive());
+    assertThat(outBytes.toString(StandardCharsets.UTF_8))
+        .contains("reconciliation")
+        .contains("balanced")
+        .contains("mig-mixed");
     assertThat(errText()).contains("priced 4/4");
   }
 }

@@ -32,7 +32,8 @@ public interface CapacityPort {
 
   /**
    * GetSpotPlacementScores for {@code targetCapacity} instances of any of the types across the
-   * regions (one call). Never throws: a capped or refused call is {@link SpotScores#unknown}.
+   * regions (one call per 10 regions, AWS's limit). Never throws: a capped or refused call leaves
+   * its regions {@link SpotScores#unknownIn unknown}.
    */
   SpotScores spotPlacementScores(
       Collection<String> regions, Collection<String> instanceTypes, int targetCapacity);

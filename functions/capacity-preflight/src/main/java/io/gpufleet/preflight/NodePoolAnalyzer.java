@@ -48,15 +48,65 @@ public final class NodePoolAnalyzer {
     var findings = new ArrayList<PoolFinding>();
     for (NodePoolSpec pool : pools) {
       analyze(pool, quotas, findings);
+      PoolLint.lint(pool, isGpuPool(pool), acceleratorLimit(pool).isPresent(), findings);
     }
+    summed(pools, quotas, findings);
     return findings;
+  }
+
+  /**
+   * Pools that share a quota bucket draw on the same quota: their worst cases are summed per
+   * (bucket, capacity type) and compared with it. Reported when two or more pools reach a bucket
+   * and together exceed it (a pool that exceeds it alone is reported by itself already).
+   */
+  private void summed(
+      List<NodePoolSpec> pools, Map<QuotaBucket.Key, QuotaValue> quotas, List<PoolFinding> out) {
+    var byKey = new TreeMap<QuotaBucket.Key, Map<String, Double>>();
+    for (NodePoolSpec pool : pools) {
+      worstCase(pool)
+          .forEach(
+              (k, v) ->
+                  byKey
+                      .computeIfAbsent(k, x -> new java.util.LinkedHashMap<>())
+                      .put(pool.name(), v));
+    }
+    byKey.forEach(
+        (key, perPool) -> {
+          QuotaValue q = quotas.get(key);
+          if (q == null || perPool.size() < 2) {
+            return;
+          }
+          double total = perPool.values().stream().mapToDouble(Double::doubleValue).sum();
+          if (total <= q.value()) {
+            return;
+          }
+          boolean eachFits = perPool.values().stream().allMatch(v -> v <= q.value());
+          var parts = new ArrayList<String>();
+          perPool.forEach((name, v) -> parts.add(name + " " + PreflightPlanner.vcpu(v)));
+          out.add(
+              new PoolFinding(
+                  String.join("+", perPool.keySet()),
+                  PoolFinding.WARNING,
+                  "GPU limits summed over the pools sharing the "
+                      + key.label()
+                      + " quota can exceed it: "
+                      + String.join(" + ", parts)
+                      + " = "
+                      + PreflightPlanner.vcpu(total)
+                      + " worst case against a quota of "
+                      + PreflightPlanner.vcpu(q.value())
+                      + (eachFits ? " (each pool fits alone)" : "")
+                      + "; lower the pools' GPU limits so they add up to at most "
+                      + PreflightPlanner.vcpu(q.value())
+                      + " or raise the quota"));
+        });
   }
 
   private void analyze(
       NodePoolSpec pool, Map<QuotaBucket.Key, QuotaValue> quotas, List<PoolFinding> findings) {
     Optional<Double> gpuLimit = acceleratorLimit(pool);
     Optional<Double> cpuLimit = quantity(pool.limits().get("cpu"));
-    boolean gpuOnly = requiresAccelerators(pool);
+    boolean gpuOnly = isGpuPool(pool);
     if (gpuLimit.isPresent() && cpuLimit.isEmpty() && !gpuOnly) {
       findings.add(
           new PoolFinding(
@@ -197,6 +247,48 @@ public final class NodePoolAnalyzer {
       out.add(InstanceCatalog.category(s.family()));
     }
     return out;
+  }
+
+  /** Accelerated category prefixes (EC2): every type of these categories has an accelerator. */
+  static final Set<String> ACCELERATED_CATEGORIES =
+      Set.of("p", "g", "gr", "inf", "trn", "dl", "vt");
+
+  /**
+   * The pool can only launch accelerated types: it requires a GPU count above 0, a GPU name or
+   * manufacturer, or restricts category, family or instance type to accelerated ones.
+   */
+  static boolean isGpuPool(NodePoolSpec pool) {
+    if (requiresAccelerators(pool)) {
+      return true;
+    }
+    for (var r : pool.requirements()) {
+      if (r.key().startsWith("karpenter.k8s.aws/instance-gpu-")
+          && !GPU_COUNT.equals(r.key())
+          && ("Exists".equals(r.operator()) || "In".equals(r.operator()))) {
+        return true;
+      }
+      if (!"In".equals(r.operator()) || r.values().isEmpty()) {
+        continue;
+      }
+      boolean all =
+          switch (r.key()) {
+            case CATEGORY -> ACCELERATED_CATEGORIES.containsAll(r.values());
+            case FAMILY ->
+                r.values().stream()
+                    .allMatch(f -> ACCELERATED_CATEGORIES.contains(InstanceCatalog.category(f)));
+            case INSTANCE_TYPE ->
+                r.values().stream()
+                    .allMatch(
+                        t ->
+                            ACCELERATED_CATEGORIES.contains(
+                                InstanceCatalog.category(InstanceCatalog.family(t))));
+            default -> false;
+          };
+      if (all) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean requiresAccelerators(NodePoolSpec pool) {

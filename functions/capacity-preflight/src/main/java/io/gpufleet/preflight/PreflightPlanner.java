@@ -5,6 +5,7 @@ import io.gpufleet.core.catalog.InstanceCatalog;
 import io.gpufleet.core.catalog.InstanceSpec;
 import io.gpufleet.core.catalog.QuotaBucket;
 import io.gpufleet.core.pricing.HourlyPrice;
+import io.gpufleet.core.pricing.PricingEndpoint;
 import io.gpufleet.preflight.model.CapacityBlockOffer;
 import io.gpufleet.preflight.model.EntryChoice;
 import io.gpufleet.preflight.model.Plan;
@@ -32,6 +33,9 @@ import java.util.TreeMap;
  * regions. No I/O, no clock.
  */
 public final class PreflightPlanner {
+  /** GetSpotPlacementScores scores a request with fewer instance types than this always low. */
+  public static final int MIN_SPOT_TYPES = 3;
+
   private final double warnPercent;
   private final int lowSpotScore;
 
@@ -43,6 +47,38 @@ public final class PreflightPlanner {
   public PreflightPlanner(double warnPercent, int lowSpotScore) {
     this.warnPercent = warnPercent;
     this.lowSpotScore = lowSpotScore;
+  }
+
+  /** True for a Spot entry that GetSpotPlacementScores always scores low (too few types). */
+  public static boolean fewSpotTypes(PlanEntry entry) {
+    return entry.capacityType() == CapacityType.SPOT
+        && entry.instanceTypes().stream().distinct().count() < MIN_SPOT_TYPES;
+  }
+
+  /**
+   * Plan-wide warnings, independent of the region: Spot entries with fewer than {@link
+   * #MIN_SPOT_TYPES} instance types, whose placement score AWS always reports low.
+   */
+  public static List<String> planWarnings(Plan plan) {
+    var out = new ArrayList<String>();
+    for (PlanEntry entry : plan.entries()) {
+      if (fewSpotTypes(entry)) {
+        long n = entry.instanceTypes().stream().distinct().count();
+        out.add(
+            "warning: Spot entry '"
+                + entry.name()
+                + "' lists "
+                + n
+                + (n == 1 ? " instance type" : " instance types")
+                + ": AWS always gives fewer than "
+                + MIN_SPOT_TYPES
+                + " types a low Spot placement score, and Spot capacity is shallow without"
+                + " alternatives; list at least "
+                + MIN_SPOT_TYPES
+                + " (other sizes or families)");
+      }
+    }
+    return out;
   }
 
   public static PreflightPlanner defaults() {
@@ -64,6 +100,7 @@ public final class PreflightPlanner {
     boolean anyPrice = false;
     boolean complete = true;
     String currency = null;
+    String regionCurrency = PricingEndpoint.currencyFor(region);
 
     for (PlanEntry entry : plan.entries()) {
       var zonesHere =
@@ -113,12 +150,12 @@ public final class PreflightPlanner {
       Integer score = null;
       if (entry.capacityType() == CapacityType.SPOT) {
         SpotScores s = scores.get(entry.name());
-        if (s == null || s.unknownReason().isPresent()) {
+        if (s == null || s.unknownIn(region).isPresent()) {
           notes.add(
               "Spot placement score unknown for '"
                   + entry.name()
                   + "'"
-                  + (s == null ? "" : ": " + s.unknownReason().get()));
+                  + (s == null ? "" : ": " + s.unknownIn(region).get()));
         } else if (s.byRegion().containsKey(region)) {
           score = s.byRegion().get(region);
           regionScore = regionScore == null ? score : Math.min(regionScore, score);
@@ -132,7 +169,12 @@ public final class PreflightPlanner {
                     + entry.count()
                     + " × "
                     + String.join("|", entry.instanceTypes())
-                    + "): a Spot request of this size is unlikely to be fulfilled");
+                    + "): a Spot request of this size is unlikely to be fulfilled"
+                    + (fewSpotTypes(entry)
+                        ? " (with fewer than "
+                            + MIN_SPOT_TYPES
+                            + " instance types AWS always scores low: list more types)"
+                        : ""));
           }
         } else {
           notes.add(
@@ -155,15 +197,26 @@ public final class PreflightPlanner {
                 .min(Comparator.naturalOrder())
                 .orElse(null);
         source = unit == null ? null : "spot-history";
-        if (unit != null && currency == null) {
-          currency = "USD";
+        if (unit != null) {
+          // Spot price history is in the region's own currency (CNY in China)
+          currency = regionCurrency;
         }
       } else {
         HourlyPrice p = facts.onDemandPrices().get(chosen);
-        if (p != null) {
+        if (p != null && !p.currency().equals(regionCurrency)) {
+          notes.add(
+              "On-Demand price of "
+                  + chosen
+                  + " in "
+                  + p.currency()
+                  + " not added: "
+                  + region
+                  + " is priced in "
+                  + regionCurrency);
+        } else if (p != null) {
           unit = p.perHour();
           source = p.source().name().toLowerCase(Locale.ROOT);
-          currency = currency == null ? p.currency() : currency;
+          currency = regionCurrency;
         }
       }
       if (unit == null) {
@@ -252,6 +305,8 @@ public final class PreflightPlanner {
           }
         });
 
+    onDemandFallbacks(facts, allocated).forEach(notes::add);
+
     Verdict verdict =
         !blockers.isEmpty()
             ? Verdict.NO_GO
@@ -270,6 +325,68 @@ public final class PreflightPlanner {
         anyPrice ? (currency == null ? "USD" : currency) : null,
         anyPrice && complete,
         elapsedMs);
+  }
+
+  /**
+   * For each Spot bucket the plan does not fit, whether the same vCPUs would fit the bucket's
+   * On-Demand quota next to the plan's own On-Demand entries: the fallback an SRE reaches for when
+   * Spot is short, with the On-Demand headroom it would leave. Nothing when either quota is unknown
+   * (no guess presented as a fit).
+   */
+  static List<String> onDemandFallbacks(RegionFacts facts, Map<QuotaBucket.Key, Double> allocated) {
+    var lines = new ArrayList<String>();
+    allocated.forEach(
+        (key, spotNeed) -> {
+          if (key.capacityType() != CapacityType.SPOT) {
+            return;
+          }
+          QuotaValue spotQuota = facts.quotas().get(key);
+          if (spotQuota == null) {
+            return;
+          }
+          double spotFree = spotQuota.value() - facts.usage().getOrDefault(key, 0.0);
+          if (spotNeed <= spotFree) {
+            return;
+          }
+          var odKey = new QuotaBucket.Key(key.bucket(), CapacityType.ON_DEMAND);
+          QuotaValue odQuota = facts.quotas().get(odKey);
+          if (odQuota == null) {
+            lines.add(
+                "On-Demand fallback for "
+                    + key.label()
+                    + ": "
+                    + odKey.label()
+                    + " quota unknown, cannot say whether "
+                    + vcpu(spotNeed)
+                    + " would fit");
+            return;
+          }
+          double odFree =
+              odQuota.value()
+                  - facts.usage().getOrDefault(odKey, 0.0)
+                  - allocated.getOrDefault(odKey, 0.0);
+          lines.add(
+              spotNeed <= odFree
+                  ? "On-Demand fallback: the "
+                      + vcpu(spotNeed)
+                      + " that do not fit "
+                      + key.label()
+                      + " would fit "
+                      + odKey.label()
+                      + " ("
+                      + num(odFree)
+                      + " free after the plan's On-Demand entries, "
+                      + num(odFree - spotNeed)
+                      + " left)"
+                  : "On-Demand fallback: "
+                      + odKey.label()
+                      + " cannot take the "
+                      + vcpu(spotNeed)
+                      + " either ("
+                      + num(Math.max(0, odFree))
+                      + " free after the plan's On-Demand entries)");
+        });
+    return lines;
   }
 
   /** The first candidate whose vCPUs still fit its quota, else the first candidate. */

@@ -123,7 +123,7 @@ public final class PreflightService {
     List<String> regions = plan.allRegions() ? settings.candidateRegions() : plan.regions();
     boolean sequential = settings.regionConcurrency() == 1 && settings.callConcurrency() == 1;
     var results = new ArrayList<RegionResult>();
-    var notes = new ArrayList<String>();
+    var notes = new ArrayList<String>(PreflightPlanner.planWarnings(plan));
     try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
       Map<String, Future<SpotScores>> scoreFutures = new LinkedHashMap<>();
       Map<String, SpotScores> scores = new LinkedHashMap<>();

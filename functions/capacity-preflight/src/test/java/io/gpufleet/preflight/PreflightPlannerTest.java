@@ -105,6 +105,75 @@ class PreflightPlannerTest {
                 + " increase to at least 960 (L-7212CCBC)");
   }
 
+  static final QuotaBucket.Key P_OD = new QuotaBucket.Key(QuotaBucket.P, CapacityType.ON_DEMAND);
+
+  @Test
+  void shouldOfferAnOnDemandFallbackWhenSpotIsShortButOnDemandHasRoom() {
+    // Given P Spot is short (384, 192 used) and P On-Demand has 1152 free with 192 in use
+    var facts =
+        new Facts("us-east-1")
+            .offer("p5.48xlarge", "us-east-1a")
+            .quota(P_SPOT, 384, 192)
+            .quota(P_OD, 1152, 192);
+
+    // When 4 × p5.48xlarge Spot (768 vCPU) are planned
+    RegionResult r =
+        planner.evaluate(
+            plan(entry("trainers", 4, CapacityType.SPOT, "p5.48xlarge")),
+            facts.build(),
+            Map.of(),
+            0);
+
+    // Then the verdict stays NO_GO (the plan asked for Spot) and the fallback is stated
+    assertThat(r.verdict()).isEqualTo(Verdict.NO_GO);
+    assertThat(r.notes())
+        .contains(
+            "On-Demand fallback: the 768 vCPU that do not fit P Spot would fit P On-Demand (960"
+                + " free after the plan's On-Demand entries, 192 left)");
+  }
+
+  @Test
+  void shouldSayWhenOnDemandCannotTakeTheSpotShortfallEither() {
+    // Given both quotas are short, and the plan's own On-Demand entry already uses P On-Demand
+    var facts =
+        new Facts("us-east-1")
+            .offer("p5.48xlarge", "us-east-1a")
+            .quota(P_SPOT, 384, 192)
+            .quota(P_OD, 960, 0);
+
+    RegionResult r =
+        planner.evaluate(
+            plan(
+                entry("trainers", 4, CapacityType.SPOT, "p5.48xlarge"),
+                entry("steady", 2, CapacityType.ON_DEMAND, "p5.48xlarge")),
+            facts.build(),
+            Map.of(),
+            0);
+
+    assertThat(r.notes())
+        .contains(
+            "On-Demand fallback: P On-Demand cannot take the 768 vCPU either (576 free after the"
+                + " plan's On-Demand entries)");
+  }
+
+  @Test
+  void shouldAddNoFallbackLineWhenSpotFits() {
+    var facts =
+        new Facts("us-east-1")
+            .offer("p5.48xlarge", "us-east-1a")
+            .quota(P_SPOT, 1536, 0)
+            .quota(P_OD, 1536, 0);
+
+    RegionResult r =
+        planner.evaluate(
+            plan(entry("trainers", 4, CapacityType.SPOT, "p5.48xlarge")),
+            facts.build(),
+            Map.of(),
+            0);
+
+    assertThat(r.notes()).noneMatch(n -> n.startsWith("On-Demand fallback"));
+  }
+
   @Test
   void shouldCountEightG6e12xlargeOnDemandAs384VcpuAgainstGAndVtOnDemand() {
     var facts = new Facts("us-west-2").offer("g6e.12xlarge", "us-west-2a").quota(G_OD, 448, 0);

@@ -10,4 +10,9 @@ public interface ClusterReader {
 
   /** Pods bound to a node, every namespace. */
   List<ClusterPod> pods();
+
+  /** What could not be read and why (e.g. DRA not served), for the report's notes. */
+  default List<String> notes() {
+    return List.of();
+  }
 }

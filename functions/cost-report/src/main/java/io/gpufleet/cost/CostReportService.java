@@ -7,6 +7,7 @@ import io.gpufleet.core.pricing.OnDemandPrices;
 import io.gpufleet.core.store.BlobStore;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
+import io.gpufleet.cost.model.Commitments;
 import io.gpufleet.cost.model.CostOutcome;
 import io.gpufleet.cost.model.CostReport;
 import io.gpufleet.cost.model.Ec2Instance;
@@ -14,6 +15,7 @@ import io.gpufleet.cost.model.InventorySnapshot;
 import io.gpufleet.cost.model.Lifecycle;
 import io.gpufleet.cost.model.NodeRecord;
 import io.gpufleet.cost.model.ReportWindow;
+import io.gpufleet.cost.model.Utilisation;
 import io.gpufleet.cost.render.ReportHtml;
 import io.gpufleet.cost.render.ReportJson;
 import java.io.IOException;
@@ -62,7 +64,10 @@ public final class CostReportService {
   private final BlobStore store;
   private final CostReporter reporter;
   private final Clock clock;
+  private final CommitmentSource commitments;
+  private final UtilisationSource utilisation;
   private volatile CostReport lastReport;
+  private volatile List<String> clusterNotes = List.of();
 
   public CostReportService(
       CostSettings settings,
@@ -74,6 +79,34 @@ public final class CostReportService {
       BlobStore store,
       CostReporter reporter,
       Clock clock) {
+    this(
+        settings,
+        region,
+        cluster,
+        instances,
+        spot,
+        onDemand,
+        store,
+        reporter,
+        clock,
+        CommitmentSource.none("no commitment source configured (COST_COMMITMENTS=none)"),
+        UtilisationSource.none("no utilisation source configured"));
+  }
+
+  public CostReportService(
+      CostSettings settings,
+      String region,
+      ClusterReader cluster,
+      InstanceReader instances,
+      SpotPriceHistory spot,
+      OnDemandPrices onDemand,
+      BlobStore store,
+      CostReporter reporter,
+      Clock clock,
+      CommitmentSource commitments,
+      UtilisationSource utilisation) {
+    this.commitments = commitments;
+    this.utilisation = utilisation;
     this.settings = settings;
     this.region = region;
     this.cluster = cluster;
@@ -120,6 +153,7 @@ public final class CostReportService {
     var warnings = new ArrayList<String>();
     progress.step("reading nodes, pods and EC2 instances of " + settings.clusterName());
     InventorySnapshot next = inventory(now, warnings);
+    warnings.addAll(clusterNotes);
     progress.step(
         "inventory: "
             + next.nodes().size()
@@ -172,6 +206,16 @@ public final class CostReportService {
       }
     }
     progress.step("reading Spot price history for " + spotTypes.size() + " instance types");
+    var gpuNodes =
+        next.nodes().stream()
+            .filter(n -> n.accelerators() > 0 && window.clip(n.start(), n.end()) != null)
+            .toList();
+    Future<Commitments> fCommit;
+    Future<Utilisation> fUtil;
+    var side = Executors.newVirtualThreadPerTaskExecutor();
+    fCommit = side.submit(() -> commitments.read(window));
+    fUtil = side.submit(() -> utilisation.read(window, gpuNodes));
+    side.shutdown();
     SpotPrices spotPrices;
     try {
       spotPrices = new SpotPrices(spot.history(spotTypes, window.start(), window.end()));
@@ -181,6 +225,58 @@ public final class CostReportService {
           "Spot price history unavailable (" + e.getMessage() + "): Spot nodes at On-Demand price");
       spotPrices = new SpotPrices(List.of());
     }
+    Commitments commit;
+    try {
+      commit = get(fCommit);
+    } catch (RuntimeException e) {
+      LOG.warn("commitment rates unavailable: {}", e.toString());
+      warnings.add("commitment rates unavailable (" + e.getMessage() + "): list prices used");
+      commit = Commitments.none("commitment source failed: " + e.getMessage());
+    }
+    progress.step("commitments: " + commit.source());
+    Utilisation util;
+    try {
+      util = get(fUtil);
+    } catch (RuntimeException e) {
+      LOG.warn("utilisation unavailable: {}", e.toString());
+      warnings.add("GPU utilisation unavailable (" + e.getMessage() + ")");
+      util = Utilisation.none("utilisation source failed: " + e.getMessage());
+    }
+    progress.step(
+        "utilisation: "
+            + util.source()
+            + " ("
+            + util.nodePercent().size()
+            + " nodes, "
+            + util.podPercent().size()
+            + " pods, "
+            + util.tokens().size()
+            + " token series)");
+    var dataSources = new LinkedHashMap<String, String>();
+    dataSources.put("commitments", describe(commit.source(), commit.notes()));
+    dataSources.put(
+        "utilisation",
+        util.nodePercent().isEmpty() && util.podPercent().isEmpty()
+            ? describe("none", util.notes())
+            : util.source()
+                + ": "
+                + util.nodePercent().size()
+                + " nodes, "
+                + util.podPercent().size()
+                + " pods"
+                + (util.notes().isEmpty() ? "" : "; " + String.join("; ", util.notes())));
+    dataSources.put(
+        "tokens",
+        util.tokens().isEmpty()
+            ? "none: no vLLM (vllm:generation_tokens_total) or TGI (tgi_request_generated_tokens)"
+                + " counters found"
+            : util.source() + ": " + util.tokens().size() + " series");
+    dataSources.put(
+        "dra",
+        clusterNotes.stream()
+            .filter(x -> x.contains("resource.k8s.io"))
+            .findFirst()
+            .orElse("resource.k8s.io/v1 ResourceClaims and ResourceSlices read"));
     var report =
         ReportBuilder.build(
             next,
@@ -193,7 +289,10 @@ public final class CostReportService {
                 settings.teamLabel(),
                 onDemand,
                 spotPrices,
-                List.copyOf(warnings)));
+                List.copyOf(warnings),
+                commit,
+                util,
+                dataSources));
     lastReport = report;
     progress.step("writing cost.json, cost.csv and cost.html");
     String prefix = reportPrefix(settings.clusterName(), window);
@@ -242,27 +341,45 @@ public final class CostReportService {
     return o;
   }
 
+  private static String describe(String source, List<String> notes) {
+    return notes.isEmpty() ? source : source + ": " + String.join("; ", notes);
+  }
+
   private void write(
       String key, byte[] body, String type, LinkedHashMap<String, String> outputs, String name) {
     store.put(key, body, type);
     outputs.put(name, store.locate(key));
   }
 
-  /** Reads cluster and EC2 concurrently, merges with the stored snapshot, stores the next one. */
+  /** Attempts at the snapshot's conditional write before a run gives up (and Lambda retries). */
+  static final int SNAPSHOT_WRITE_ATTEMPTS = 5;
+
+  /**
+   * Reads cluster and EC2 concurrently, merges with the stored snapshot, stores the next one with a
+   * conditional write ({@code If-Match} on the ETag read, {@code If-None-Match: *} for the first):
+   * when another run wrote in between, its snapshot is read again and merged, so no row is lost.
+   */
   InventorySnapshot inventory(Instant now, List<String> warnings) {
     List<ClusterNode> nodes;
     List<ClusterPod> pods;
+    List<Ec2Instance> ec2;
+    BlobStore.Versioned stored;
     try (var exec = Executors.newVirtualThreadPerTaskExecutor()) {
       Future<List<ClusterNode>> fNodes = exec.submit(cluster::nodes);
       Future<List<ClusterPod>> fPods = exec.submit(cluster::pods);
-      Future<InventorySnapshot> fPrev = exec.submit(() -> previous(warnings));
+      Future<BlobStore.Versioned> fPrev =
+          exec.submit(() -> store.getVersioned(snapshotKey(settings.clusterName())));
       nodes = get(fNodes);
       var ids = nodes.stream().map(ClusterNode::instanceId).filter(Objects::nonNull).toList();
       Future<List<Ec2Instance>> fEc2 =
           exec.submit(() -> instances.clusterInstances(settings.clusterName(), ids));
       pods = get(fPods);
-      var ec2 = get(fEc2);
-      var prev = get(fPrev);
+      ec2 = get(fEc2);
+      stored = get(fPrev);
+      clusterNotes = List.copyOf(cluster.notes());
+    }
+    String key = snapshotKey(settings.clusterName());
+    for (int attempt = 1; ; attempt++) {
       var next =
           InventoryMerger.merge(
               settings.clusterName(),
@@ -271,23 +388,34 @@ public final class CostReportService {
               nodes,
               pods,
               ec2,
-              prev,
-              settings.snapshotRetention());
+              previous(stored, warnings),
+              settings.snapshotRetention(),
+              settings.sharingReplicas());
+      byte[] body;
       try {
-        store.put(
-            snapshotKey(settings.clusterName()),
-            Json.MAPPER.writeValueAsBytes(next),
-            "application/json");
+        body = Json.MAPPER.writeValueAsBytes(next);
       } catch (IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
-      return next;
+      if (store.putIfUnchanged(key, body, "application/json", stored.etag())) {
+        return next;
+      }
+      if (attempt == SNAPSHOT_WRITE_ATTEMPTS) {
+        throw new IllegalStateException(
+            "inventory snapshot "
+                + store.locate(key)
+                + " changed under "
+                + attempt
+                + " conditional writes in a row; another run keeps writing it");
+      }
+      LOG.info("inventory snapshot {} changed since it was read; merging again", store.locate(key));
+      stored = store.getVersioned(key);
     }
   }
 
-  private InventorySnapshot previous(List<String> warnings) {
+  private InventorySnapshot previous(BlobStore.Versioned stored, List<String> warnings) {
     String key = snapshotKey(settings.clusterName());
-    var bytes = store.get(key);
+    var bytes = stored.body();
     if (bytes.isEmpty()) {
       return InventorySnapshot.empty(settings.clusterName());
     }

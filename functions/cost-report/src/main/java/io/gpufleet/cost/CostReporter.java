@@ -58,6 +58,20 @@ public final class CostReporter {
     metrics.add("UnpricedNodes", o.unpricedNodes(), Unit.COUNT);
     metrics.add("PricingApiCalls", o.pricingApiCalls(), Unit.COUNT);
     metrics.add("ReportDuration", o.durationMs(), Unit.MILLISECONDS);
+    if (report != null) {
+      var k = report.kpis();
+      metrics.add("CommitmentSavings", k.commitmentSavings().doubleValue(), Unit.NONE);
+      metrics.add("GpuNodesWithoutAllocatableGpus", k.gpuNodesWithoutAllocatableGpus(), Unit.COUNT);
+      metrics.add("CpuOnlyPodsOnGpuNodes", k.cpuOnlyPodsOnGpuNodes(), Unit.COUNT);
+      if (k.gpuUtilisationPercent() != null) {
+        metrics.add("GpuUtilisationPercent", k.gpuUtilisationPercent(), Unit.PERCENT);
+        metrics.add("UtilisationIdleGpuCost", k.utilisationIdleGpuCost().doubleValue(), Unit.NONE);
+      }
+      if (k.costPerMillionOutputTokens() != null) {
+        metrics.add(
+            "CostPerMillionOutputTokens", k.costPerMillionOutputTokens().doubleValue(), Unit.NONE);
+      }
+    }
     guarded("eventbridge", () -> publisher.publish(DETAIL_TYPE, o, List.of()));
     guarded("notification", () -> notifier.notify(subject(o), summary(o, report)));
   }
@@ -107,6 +121,18 @@ public final class CostReporter {
         .append('\n');
     sb.append("Projected month total ").append(o.projectedMonthTotal()).append('\n');
     if (report != null) {
+      var k = report.kpis();
+      sb.append("Commitments saved ").append(k.commitmentSavings());
+      sb.append("; measured GPU utilisation ")
+          .append(k.gpuUtilisationPercent() == null ? "n/a" : k.gpuUtilisationPercent() + " %");
+      if (k.costPerMillionOutputTokens() != null) {
+        sb.append("; per 1M output tokens ").append(k.costPerMillionOutputTokens());
+      }
+      sb.append('\n');
+      if (k.gpuNodesWithoutAllocatableGpus() > 0) {
+        sb.append(k.gpuNodesWithoutAllocatableGpus())
+            .append(" GPU node(s) advertise 0 allocatable GPUs (device plugin down?)\n");
+      }
       sb.append("Top NodePools:\n");
       report.rollups().get("nodePool").stream()
           .limit(5)

@@ -2,7 +2,11 @@ package io.gpufleet.cost;
 
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
+import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Cost report configuration. Environment variables (also CLI flags):
@@ -19,6 +23,18 @@ import java.time.Duration;
  *       in the inventory snapshot (must cover the longest window, month to date)
  *   <li>{@code COST_PRICING_CONCURRENCY} (default 8): price lookups in flight (the Pricing API's
  *       own token bucket still limits the rate)
+ *   <li>{@code COST_GPU_SHARING_REPLICAS}: {@code CONFIG=N,...}: time-slicing/MPS replicas of each
+ *       NVIDIA device-plugin config (the node label {@code nvidia.com/device-plugin.config}), for
+ *       nodes without an {@code nvidia.com/gpu.replicas} label
+ *   <li>{@code COST_COMMITMENTS} (default none): {@code cost-explorer} (Savings Plans and Reserved
+ *       Instance coverage and discount from Cost Explorer, 4 requests of USD 0.01 per report),
+ *       {@code rate-table} (the rates of {@code COST_EFFECTIVE_RATES}) or {@code none}
+ *   <li>{@code COST_EFFECTIVE_RATES}: {@code TYPE=USD_PER_HOUR,...}, a type or a family ({@code
+ *       p5.*}); the effective On-Demand rate your commitments give
+ *   <li>{@code COST_UTILISATION} (default none): {@code container-insights} (CloudWatch {@code
+ *       ContainerInsights} node_gpu_utilization), {@code prometheus} (DCGM exporter, vLLM and TGI
+ *       counters at {@code COST_PROMETHEUS_URL}; Amazon Managed Prometheus workspaces are SigV4
+ *       signed), or {@code none}
  * </ul>
  */
 public record CostSettings(
@@ -27,7 +43,17 @@ public record CostSettings(
     AllocationRule rule,
     String teamLabel,
     Duration snapshotRetention,
-    int pricingConcurrency) {
+    int pricingConcurrency,
+    Map<String, Integer> sharingReplicas,
+    String commitments,
+    Map<String, BigDecimal> effectiveRates,
+    String utilisation,
+    String prometheusUrl) {
+
+  public static final List<String> COMMITMENT_MODES =
+      List.of("none", "cost-explorer", "rate-table");
+  public static final List<String> UTILISATION_MODES =
+      List.of("none", "container-insights", "prometheus");
 
   public static CostSettings from(Settings s) {
     String cluster = s.required("CLUSTER_NAME");
@@ -46,17 +72,98 @@ public record CostSettings(
           "COST_SNAPSHOT_RETENTION must be at least 768h (32 days) so month-to-date reports see"
               + " every node");
     }
+    var replicas = new LinkedHashMap<String, Integer>();
+    for (var e : pairs(s, "COST_GPU_SHARING_REPLICAS").entrySet()) {
+      try {
+        int r = Integer.parseInt(e.getValue());
+        if (r < 1 || r > 1024) {
+          throw new NumberFormatException();
+        }
+        replicas.put(e.getKey(), r);
+      } catch (NumberFormatException x) {
+        throw new ConfigException(
+            "COST_GPU_SHARING_REPLICAS: replicas of '" + e.getKey() + "' must be 1..1024");
+      }
+    }
+    var rates = new LinkedHashMap<String, BigDecimal>();
+    for (var e : pairs(s, "COST_EFFECTIVE_RATES").entrySet()) {
+      if (!e.getKey().matches("[a-z][a-z0-9-]*\\.([a-z0-9-]+|\\*)")) {
+        throw new ConfigException(
+            "COST_EFFECTIVE_RATES: '" + e.getKey() + "' is not an instance type or FAMILY.*");
+      }
+      try {
+        var r = new BigDecimal(e.getValue());
+        if (r.signum() < 0) {
+          throw new NumberFormatException();
+        }
+        rates.put(e.getKey(), r);
+      } catch (NumberFormatException x) {
+        throw new ConfigException(
+            "COST_EFFECTIVE_RATES: rate of '" + e.getKey() + "' is not a non-negative number");
+      }
+    }
+    String commitments = oneOf(s, "COST_COMMITMENTS", COMMITMENT_MODES);
+    if (commitments.equals("rate-table") && rates.isEmpty()) {
+      throw new ConfigException("COST_COMMITMENTS=rate-table needs COST_EFFECTIVE_RATES");
+    }
+    String utilisation = oneOf(s, "COST_UTILISATION", UTILISATION_MODES);
+    String url = s.optional("COST_PROMETHEUS_URL").map(String::trim).orElse(null);
+    if (utilisation.equals("prometheus")) {
+      if (url == null || !url.matches("https?://[^\\s]+")) {
+        throw new ConfigException(
+            "COST_UTILISATION=prometheus needs COST_PROMETHEUS_URL (http(s)://host[/path])");
+      }
+    }
     return new CostSettings(
         cluster,
         s.string("COST_WINDOW", "last-day"),
         AllocationRule.parse(s.string("COST_ALLOCATION_RULE", "gpu")),
         team,
         retention,
-        s.integer("COST_PRICING_CONCURRENCY", 8, 1, 64));
+        s.integer("COST_PRICING_CONCURRENCY", 8, 1, 64),
+        replicas,
+        commitments,
+        rates,
+        utilisation,
+        url);
+  }
+
+  private static String oneOf(Settings s, String name, List<String> allowed) {
+    String v = s.string(name, "none").trim().toLowerCase(java.util.Locale.ROOT);
+    if (!allowed.contains(v)) {
+      throw new ConfigException(name + "='" + v + "' is not one of " + allowed);
+    }
+    return v;
+  }
+
+  private static Map<String, String> pairs(Settings s, String name) {
+    var out = new LinkedHashMap<String, String>();
+    String text = s.string(name, "").trim();
+    if (text.isEmpty()) {
+      return out;
+    }
+    for (String part : text.split(",")) {
+      String[] kv = part.split("=", 2);
+      if (kv.length != 2 || kv[0].isBlank() || kv[1].isBlank()) {
+        throw new ConfigException(name + ": '" + part.trim() + "' is not KEY=VALUE");
+      }
+      out.put(kv[0].trim(), kv[1].trim());
+    }
+    return out;
   }
 
   public static CostSettings defaults(String cluster) {
     return new CostSettings(
-        cluster, "last-day", AllocationRule.GPU, "team", Duration.ofDays(40), 8);
+        cluster,
+        "last-day",
+        AllocationRule.GPU,
+        "team",
+        Duration.ofDays(40),
+        8,
+        Map.of(),
+        "none",
+        Map.of(),
+        "none",
+        null);
   }
 }

@@ -35,6 +35,43 @@ public final class CostWiring {
       String cluster,
       KubernetesClient client) {}
 
+  /** The configured commitment source; Cost Explorer is global, served from us-east-1. */
+  static CommitmentSource commitments(CostSettings settings, AwsClients aws) {
+    return switch (settings.commitments()) {
+      case "cost-explorer" -> {
+        var ce =
+            aws.withRegion(software.amazon.awssdk.regions.Region.US_EAST_1)
+                .build(software.amazon.awssdk.services.costexplorer.CostExplorerClient.builder());
+        yield new io.gpufleet.cost.aws.CostExplorerCommitments(ce);
+      }
+      case "rate-table" -> w -> io.gpufleet.cost.model.Commitments.table(settings.effectiveRates());
+      default ->
+          CommitmentSource.none(
+              "not configured (COST_COMMITMENTS=none): On-Demand nodes at list price; Savings"
+                  + " Plans and Reserved Instances not applied");
+    };
+  }
+
+  static UtilisationSource utilisation(CostSettings settings, AwsClients aws) {
+    return switch (settings.utilisation()) {
+      case "container-insights" ->
+          new io.gpufleet.cost.aws.ContainerInsightsUtilisation(
+              aws.build(software.amazon.awssdk.services.cloudwatch.CloudWatchClient.builder()),
+              settings.clusterName());
+      case "prometheus" ->
+          new io.gpufleet.cost.aws.PrometheusUtilisation(
+              java.net.URI.create(settings.prometheusUrl()),
+              java.net.http.HttpClient.newBuilder()
+                  .connectTimeout(java.time.Duration.ofSeconds(10))
+                  .build(),
+              Optional.of(aws.credentials()));
+      default ->
+          UtilisationSource.none(
+              "not configured (COST_UTILISATION=none): idle is requested-idle only; no cost per"
+                  + " token");
+    };
+  }
+
   public static Wired fromEnvironment() {
     Settings env = Settings.fromEnvironment();
     CostSettings settings = CostSettings.from(env);
@@ -58,7 +95,9 @@ public final class CostWiring {
             OnDemandPricing.create(aws, env, Optional.of(store), clock),
             store,
             reporter,
-            clock);
+            clock,
+            commitments(settings, aws),
+            utilisation(settings, aws));
     return new Wired(service, metrics, reporter, settings.clusterName(), kube);
   }
 }

@@ -6,6 +6,7 @@ import io.gpufleet.cost.model.ClusterPod;
 import io.gpufleet.cost.model.Ec2Instance;
 import io.gpufleet.cost.model.InventorySnapshot;
 import io.gpufleet.cost.model.Lifecycle;
+import io.gpufleet.cost.model.NodeGpus;
 import io.gpufleet.cost.model.NodeRecord;
 import io.gpufleet.cost.model.PodRecord;
 import java.time.Duration;
@@ -44,6 +45,24 @@ public final class InventoryMerger {
       List<Ec2Instance> instances,
       InventorySnapshot previous,
       Duration retention) {
+    return merge(cluster, region, now, nodes, pods, instances, previous, retention, Map.of());
+  }
+
+  /**
+   * As above; {@code sharingReplicas} maps device-plugin config names to their time-slicing/MPS
+   * replicas for nodes that carry no replicas label.
+   */
+  public static InventorySnapshot merge(
+      String cluster,
+      String region,
+      Instant now,
+      List<ClusterNode> nodes,
+      List<ClusterPod> pods,
+      List<Ec2Instance> instances,
+      InventorySnapshot previous,
+      Duration retention,
+      Map<String, Integer> sharingReplicas) {
+    var gpusByNode = new HashMap<String, NodeGpus>();
     var ec2 = new HashMap<String, Ec2Instance>();
     for (Ec2Instance i : instances) {
       ec2.put(i.instanceId(), i);
@@ -69,6 +88,18 @@ public final class InventoryMerger {
               ? i.launchTime()
               : prior != null ? prior.start() : n.createdAt();
       Instant end = i != null && i.gone() ? orNow(i.stoppedAt(), now) : null;
+      String type = i != null ? i.instanceType() : n.instanceType();
+      NodeGpus gpus = null;
+      int accelerators = n.accelerators();
+      String accelResource = n.acceleratorResource();
+      if (nvidia(n, type)) {
+        var typed = withType(n, type);
+        gpus = GpuAccounting.node(typed, sharingReplicas);
+        gpusByNode.put(n.name(), gpus);
+        nodeByName.put(n.name(), typed);
+        accelerators = gpus.physical();
+        accelResource = GPU;
+      }
       out.add(
           new NodeRecord(
               id,
@@ -82,14 +113,15 @@ public final class InventoryMerger {
               start,
               end,
               false,
-              n.accelerators(),
-              n.acceleratorResource(),
+              accelerators,
+              accelResource,
               n.cpuMillis(),
               n.memoryBytes(),
               i != null,
               true,
               prior != null ? prior.firstSeen() : now,
-              now));
+              now,
+              gpus));
       seen.add(id);
     }
     for (Ec2Instance i : instances) {
@@ -124,7 +156,8 @@ public final class InventoryMerger {
               true,
               prior != null && prior.inCluster(),
               prior != null ? prior.firstSeen() : now,
-              now));
+              now,
+              prior != null ? prior.gpus() : null));
       seen.add(i.instanceId());
     }
     Instant horizon = now.minus(retention);
@@ -159,7 +192,8 @@ public final class InventoryMerger {
               r.ec2Matched(),
               r.inCluster(),
               r.firstSeen(),
-              r.lastSeen()));
+              r.lastSeen(),
+              r.gpus()));
     }
     out.removeIf(r -> r.end() != null && r.end().isBefore(horizon));
 
@@ -167,6 +201,7 @@ public final class InventoryMerger {
     var podSeen = new HashSet<String>();
     for (ClusterPod p : pods) {
       ClusterNode node = nodeByName.get(p.nodeName());
+      NodeGpus g = gpusByNode.get(p.nodeName());
       podsOut.add(
           new PodRecord(
               p.uid(),
@@ -174,7 +209,9 @@ public final class InventoryMerger {
               p.name(),
               p.nodeName(),
               p.team(),
-              acceleratorsIn(p.accelerators(), node),
+              g != null
+                  ? GpuAccounting.physicalGpus(p.accelerators(), node, g)
+                  : acceleratorsIn(p.accelerators(), node),
               p.cpuMillis(),
               p.memoryBytes(),
               p.startedAt(),
@@ -205,6 +242,49 @@ public final class InventoryMerger {
               p.lastSeen()));
     }
     return new InventorySnapshot(InventorySnapshot.VERSION, cluster, now, out, podsOut);
+  }
+
+  private static final String GPU = "nvidia.com/gpu";
+
+  /** NVIDIA nodes are counted by {@link GpuAccounting}; Neuron nodes keep their device count. */
+  private static boolean nvidia(ClusterNode n, String type) {
+    if (n.acceleratorResource() != null && !n.acceleratorResource().startsWith("nvidia.com/")) {
+      return false;
+    }
+    if (!n.gpuResources().isEmpty()) {
+      return true;
+    }
+    return type != null
+        && io.gpufleet.core.catalog.InstanceCatalog.find(type)
+            .map(
+                s ->
+                    s.accelerators() > 0
+                        && !s.acceleratorModel()
+                            .matches("(?i)(trainium|inferentia|gaudi|xilinx).*"))
+            .orElse(false);
+  }
+
+  /** The node with the instance type EC2 reports (labels may lack it). */
+  private static ClusterNode withType(ClusterNode n, String type) {
+    if (type == null || type.equals(n.instanceType())) {
+      return n;
+    }
+    return new ClusterNode(
+        n.name(),
+        n.providerId(),
+        n.instanceId(),
+        type,
+        n.zone(),
+        n.capacityTypeLabel(),
+        n.nodePool(),
+        n.nodeGroup(),
+        n.createdAt(),
+        n.accelerators(),
+        n.acceleratorResource(),
+        n.cpuMillis(),
+        n.memoryBytes(),
+        n.gpuResources(),
+        n.gpuLabels());
   }
 
   private static Instant orNow(Instant t, Instant now) {

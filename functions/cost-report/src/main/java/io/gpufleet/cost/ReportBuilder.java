@@ -5,14 +5,17 @@ import io.gpufleet.core.pricing.OnDemandPrices;
 import io.gpufleet.core.pricing.PriceSource;
 import io.gpufleet.core.pricing.PricingEndpoint;
 import io.gpufleet.core.pricing.StaticPrices;
+import io.gpufleet.cost.model.Commitments;
 import io.gpufleet.cost.model.CostReport;
 import io.gpufleet.cost.model.CostReport.NodeCost;
 import io.gpufleet.cost.model.CostReport.Row;
 import io.gpufleet.cost.model.InventorySnapshot;
 import io.gpufleet.cost.model.Lifecycle;
+import io.gpufleet.cost.model.NodeGpus;
 import io.gpufleet.cost.model.NodeRecord;
 import io.gpufleet.cost.model.PodRecord;
 import io.gpufleet.cost.model.ReportWindow;
+import io.gpufleet.cost.model.Utilisation;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
@@ -27,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
 
@@ -51,7 +55,40 @@ public final class ReportBuilder {
       String teamLabel,
       OnDemandPrices onDemand,
       SpotPrices spot,
-      List<String> notes) {}
+      List<String> notes,
+      Commitments commitments,
+      Utilisation utilisation,
+      Map<String, String> dataSources) {
+
+    public Inputs(
+        String cluster,
+        String region,
+        ReportWindow window,
+        Instant generatedAt,
+        AllocationRule rule,
+        String teamLabel,
+        OnDemandPrices onDemand,
+        SpotPrices spot,
+        List<String> notes) {
+      this(
+          cluster,
+          region,
+          window,
+          generatedAt,
+          rule,
+          teamLabel,
+          onDemand,
+          spot,
+          notes,
+          Commitments.none("no commitment source configured"),
+          Utilisation.none("no utilisation source configured"),
+          Map.of());
+    }
+  }
+
+  /** The rules every CPU-only pod on a GPU node is priced under, besides the configured one. */
+  static final List<AllocationRule> REFERENCE_RULES =
+      List.of(AllocationRule.GPU, AllocationRule.parse("cpu-memory"));
 
   public static CostReport build(InventorySnapshot inventory, Inputs in) {
     ReportWindow w = in.window();
@@ -65,6 +102,20 @@ public final class ReportBuilder {
     var nodeCosts = new ArrayList<NodeCost>();
     var rows = new ArrayList<Row>();
     var sources = new TreeMap<String, Long>();
+    Utilisation util = in.utilisation();
+    var gpuNodes = new ArrayList<CostReport.GpuNode>();
+    // the costliest CPU-only pods (a bounded min-heap by their dearest rule): all are counted and
+    // priced in the KPIs, CPU_ONLY_LISTED are listed
+    var cpuOnly =
+        new java.util.PriorityQueue<CostReport.CpuOnlyPod>(
+            Comparator.comparing(ReportBuilder::dearest));
+    var cpuOnlyByRule = new LinkedHashMap<String, BigDecimal>();
+    int cpuOnlyCount = 0;
+    var podCost = new HashMap<String, BigDecimal>();
+    var nsGpuPodCost = new HashMap<String, BigDecimal>();
+    var hourly = new HourlySeries(w);
+    // unrounded GPU-hours for the reconciliation (rows carry them rounded to 3 decimals)
+    double[] gpuBalance = new double[3];
     int podCount = 0;
     var countedPods = new java.util.HashSet<String>();
     for (NodeRecord n : inventory.nodes()) {
@@ -77,10 +128,20 @@ public final class ReportBuilder {
           BigDecimal.valueOf(Duration.between(span[0], span[1]).toNanos(), 9)
               .divide(BigDecimal.valueOf(3600), MC);
       var notes = new ArrayList<String>();
-      var od = in.onDemand().hourly(n.region(), n.instanceType());
+      var priced = in.onDemand().hourly(n.region(), n.instanceType());
+      if (priced.isPresent() && !priced.get().currency().equals(currency)) {
+        // never add a USD price into a CNY report (or the reverse) as if it were the same money
+        notes.add(
+            "On-Demand price in "
+                + priced.get().currency()
+                + " ignored: this report is in "
+                + currency);
+      }
+      Optional<HourlyPrice> od = priced.filter(p -> p.currency().equals(currency));
       BigDecimal list = od.map(p -> p.perHour().multiply(hoursBd, MC)).orElse(null);
       BigDecimal effective;
       String source;
+      String priceDetail = null;
       if (n.lifecycle() == Lifecycle.SPOT) {
         var spot = in.spot().cost(n.zone(), n.instanceType(), span[0], span[1]);
         if (spot.isPresent()) {
@@ -98,6 +159,20 @@ public final class ReportBuilder {
       } else {
         effective = list;
         source = od.map(p -> label(p.source())).orElse("unknown");
+        if (n.lifecycle() == Lifecycle.ON_DEMAND) {
+          var c =
+              in.commitments()
+                  .effective(
+                      n.region(), n.instanceType(), od.map(HourlyPrice::perHour).orElse(null));
+          if (c.isPresent()) {
+            effective = c.get().perHour().multiply(hoursBd, MC);
+            if (list == null) {
+              list = effective;
+            }
+            source = c.get().source();
+            priceDetail = c.get().detail();
+          }
+        }
         if (n.lifecycle() == Lifecycle.CAPACITY_BLOCK) {
           notes.add("Capacity Block prices are not in the public price list: On-Demand equivalent");
         }
@@ -167,10 +242,52 @@ public final class ReportBuilder {
         scaleGpu = gpuCapacity / rawRequested;
       }
       var allocations = new ArrayList<CostReport.Allocation>(pods.size());
+      double[][] cpuOnlyShares = null;
+      if (n.accelerators() > 0) {
+        boolean any = false;
+        for (var d : demands) {
+          any |= d.gpuHours() <= 0;
+        }
+        if (any) {
+          var rules = cpuOnlyRules(in.rule());
+          cpuOnlyShares = new double[rules.size()][];
+          for (int r = 0; r < rules.size(); r++) {
+            cpuOnlyShares[r] = Allocator.shares(cap, demands, rules.get(r));
+          }
+        }
+      }
       for (int i = 0; i < pods.size(); i++) {
         PodRecord p = pods.get(i);
         double g = demands[i].gpuHours() * scaleGpu;
+        gpuBalance[1] += g;
         String team = p.team() == null ? "(none)" : p.team();
+        Double podUtil = g > 0 ? util.podPercent().get(p.namespace() + "/" + p.name()) : null;
+        if (cpuOnlyShares != null && demands[i].gpuHours() <= 0) {
+          var rules = cpuOnlyRules(in.rule());
+          var byRule = new LinkedHashMap<String, BigDecimal>();
+          for (int r = 0; r < rules.size(); r++) {
+            BigDecimal c =
+                effective
+                    .multiply(BigDecimal.valueOf(cpuOnlyShares[r][i]), MC)
+                    .setScale(2, RoundingMode.HALF_EVEN);
+            byRule.put(rules.get(r).name(), c);
+            cpuOnlyByRule.merge(rules.get(r).name(), c, BigDecimal::add);
+          }
+          cpuOnlyCount++;
+          cpuOnly.add(
+              new CostReport.CpuOnlyPod(
+                  p.namespace(),
+                  p.name(),
+                  n.nodeName(),
+                  n.instanceType(),
+                  round3(hours(spans.get(i)[0], spans.get(i)[1])),
+                  byRule));
+          if (cpuOnly.size() > CPU_ONLY_LISTED) {
+            cpuOnly.poll();
+          }
+        }
+        podCost.merge(p.namespace() + "/" + p.name(), eff.pods()[i], BigDecimal::add);
+        nsGpuPodCost.merge(p.namespace(), g > 0 ? eff.pods()[i] : BigDecimal.ZERO, BigDecimal::add);
         allocations.add(
             new CostReport.Allocation(
                 p.namespace(),
@@ -180,7 +297,8 @@ public final class ReportBuilder {
                 spans.get(i)[1],
                 round3(g),
                 lst.pods()[i],
-                eff.pods()[i]));
+                eff.pods()[i],
+                podUtil));
         rows.add(
             new Row(
                 spans.get(i)[0],
@@ -206,6 +324,39 @@ public final class ReportBuilder {
                 in.rule().name()));
       }
       double idleGpu = Math.max(0, gpuCapacity - gpuRequested);
+      gpuBalance[0] += gpuCapacity;
+      gpuBalance[2] += idleGpu;
+      NodeGpus ng = n.gpus();
+      Double nodeUtil = n.accelerators() > 0 ? util.nodePercent().get(n.nodeName()) : null;
+      BigDecimal utilIdle =
+          nodeUtil == null
+              ? null
+              : effective
+                  .multiply(BigDecimal.valueOf(Math.max(0, 1 - nodeUtil / 100.0)), MC)
+                  .setScale(2, RoundingMode.HALF_EVEN);
+      BigDecimal commitmentSaved =
+          n.lifecycle() == Lifecycle.SPOT
+              ? BigDecimal.ZERO
+              : list.subtract(effective).setScale(2, RoundingMode.HALF_EVEN);
+      var gpuNotes = ng == null ? List.<String>of() : ng.flags();
+      notes.addAll(gpuNotes);
+      if (n.accelerators() > 0 || (ng != null && !ng.advertised().isEmpty())) {
+        gpuNodes.add(
+            new CostReport.GpuNode(
+                n.nodeName() == null ? n.id() : n.nodeName(),
+                n.instanceType(),
+                n.group(),
+                n.accelerators(),
+                ng == null ? "-" : ng.advertisedText(),
+                ng == null ? n.accelerators() : ng.advertisedPhysical(),
+                ng == null ? "unknown" : ng.sharing(),
+                ng == null ? 1 : ng.replicas(),
+                round3(gpuCapacity),
+                round3(gpuRequested),
+                nodeUtil,
+                gpuNotes));
+      }
+      hourly.add(span[0], span[1], effective, n.group(), n.lifecycle().label());
       rows.add(
           new Row(
               span[0],
@@ -254,6 +405,12 @@ public final class ReportBuilder {
               effCents,
               eff.idle(),
               source,
+              priceDetail,
+              commitmentSaved,
+              ng == null ? null : ng.sharing(),
+              ng == null ? null : ng.advertisedText(),
+              nodeUtil,
+              utilIdle,
               n.ec2Matched(),
               n.inCluster(),
               n.endEstimated(),
@@ -271,7 +428,14 @@ public final class ReportBuilder {
     rollups.put("namespace", rowRollup(rows, Row::namespace));
     rollups.put("team", rowRollup(rows, Row::team));
 
+    var tokens = TokenCosts.of(util.tokens(), podCost, nsGpuPodCost);
+    var cpuOnlyListed = new ArrayList<>(cpuOnly);
+    cpuOnlyListed.sort(Comparator.comparing(ReportBuilder::dearest).reversed());
     var kpis = kpis(nodeCosts, rows, w, podCount);
+    kpis = extend(kpis, nodeCosts, gpuNodes, cpuOnlyCount, cpuOnlyByRule, tokens);
+    gpuNodes.sort(Comparator.comparing(CostReport.GpuNode::node));
+    var dataSources = new LinkedHashMap<String, String>(in.dataSources());
+
     var header =
         new CostReport.Header(
             in.cluster(),
@@ -285,9 +449,20 @@ public final class ReportBuilder {
             in.rule().describe(),
             in.teamLabel(),
             sources,
-            StaticPrices.AS_OF + " (" + StaticPrices.SOURCE + ")",
+            StaticPrices.AS_OF + " (" + StaticPrices.sourceFor(in.region()) + ")",
+            dataSources,
             in.notes());
-    return new CostReport(header, kpis, rollups, nodeCosts, rows);
+    return new CostReport(
+        header,
+        kpis,
+        rollups,
+        nodeCosts,
+        gpuNodes,
+        cpuOnlyListed,
+        tokens,
+        hourly.points(),
+        reconcile(nodeCosts, rows, gpuBalance),
+        rows);
   }
 
   static String label(PriceSource s) {
@@ -431,7 +606,145 @@ public final class ReportBuilder {
         noMatch,
         snapshotOnly,
         unpriced,
-        pods);
+        pods,
+        BigDecimal.ZERO,
+        0,
+        0,
+        0,
+        null,
+        null,
+        0,
+        Map.of(),
+        null);
+  }
+
+  /** At most this many CPU-only pods are listed (the KPIs count and price them all). */
+  static final int CPU_ONLY_LISTED = 500;
+
+  private static BigDecimal dearest(CostReport.CpuOnlyPod c) {
+    BigDecimal max = BigDecimal.ZERO;
+    for (BigDecimal v : c.costByRule().values()) {
+      max = v.compareTo(max) > 0 ? v : max;
+    }
+    return max;
+  }
+
+  static List<AllocationRule> cpuOnlyRules(AllocationRule configured) {
+    var out = new ArrayList<>(REFERENCE_RULES);
+    if (out.stream().noneMatch(r -> r.name().equals(configured.name()))) {
+      out.add(configured);
+    }
+    return out;
+  }
+
+  private static CostReport.Kpis extend(
+      CostReport.Kpis k,
+      List<NodeCost> nodes,
+      List<CostReport.GpuNode> gpuNodes,
+      int cpuOnlyCount,
+      Map<String, BigDecimal> cpuOnlyByRule,
+      List<CostReport.TokenCost> tokens) {
+    BigDecimal saved = BigDecimal.ZERO;
+    BigDecimal utilIdle = BigDecimal.ZERO;
+    double utilWeighted = 0;
+    double utilHours = 0;
+    boolean anyUtil = false;
+    for (NodeCost n : nodes) {
+      saved = saved.add(n.commitmentSavings());
+      if (n.utilisationPercent() != null && n.gpuCapacityHours() > 0) {
+        anyUtil = true;
+        utilIdle = utilIdle.add(n.utilisationIdleCost());
+        utilWeighted += n.utilisationPercent() * n.gpuCapacityHours();
+        utilHours += n.gpuCapacityHours();
+      }
+    }
+    int physical = 0;
+    int advertised = 0;
+    int zero = 0;
+    for (var g : gpuNodes) {
+      physical += g.physicalGpus();
+      if (g.flags().stream().anyMatch(f -> f.startsWith("GPU instance with 0 allocatable"))) {
+        zero++;
+      }
+    }
+    for (NodeCost n : nodes) {
+      // advertised units as the scheduler sees them (replicas, MIG slices, DRA devices)
+      if (n.advertisedGpus() != null && !"-".equals(n.advertisedGpus())) {
+        for (String part : n.advertisedGpus().split(", ")) {
+          int c = part.lastIndexOf(": ");
+          advertised += Integer.parseInt(part.substring(c + 2));
+        }
+      }
+    }
+    BigDecimal tokenCost = BigDecimal.ZERO;
+    double tokenCount = 0;
+    for (var t : tokens) {
+      tokenCost = tokenCost.add(t.cost());
+      tokenCount += t.outputTokens();
+    }
+    return new CostReport.Kpis(
+        k.totalCost(),
+        k.onDemandEquivalentCost(),
+        k.spotSavings(),
+        k.spotShareOfNodeHours(),
+        k.spotShareOfCost(),
+        k.nodeHours(),
+        k.gpuCapacityHours(),
+        k.gpuRequestedHours(),
+        k.costPerGpuHour(),
+        k.idleGpuPercent(),
+        k.idleGpuCost(),
+        k.allocatedIdleCost(),
+        k.runRatePerHour(),
+        k.projectedMonthTotal(),
+        k.nodes(),
+        k.nodesWithoutEc2Match(),
+        k.nodesFromSnapshotOnly(),
+        k.unpricedNodes(),
+        k.pods(),
+        saved,
+        physical,
+        advertised,
+        zero,
+        anyUtil ? Math.round(utilWeighted / utilHours * 100) / 100.0 : null,
+        anyUtil ? utilIdle : null,
+        cpuOnlyCount,
+        cpuOnlyByRule,
+        tokenCount > 0
+            ? tokenCost
+                .multiply(BigDecimal.valueOf(1_000_000), MC)
+                .divide(BigDecimal.valueOf(tokenCount), MC)
+                .setScale(4, RoundingMode.HALF_EVEN)
+            : null);
+  }
+
+  /**
+   * Money from the rows (exact cents); GPU-hours from the unrounded per-node figures ({@code gpu}:
+   * capacity, requested, idle), as the rows round each to 3 decimals.
+   */
+  private static CostReport.Reconciliation reconcile(
+      List<NodeCost> nodes, List<Row> rows, double[] gpu) {
+    BigDecimal nodeCost = BigDecimal.ZERO;
+    for (NodeCost n : nodes) {
+      nodeCost = nodeCost.add(n.effectiveCost());
+    }
+    BigDecimal allocated = BigDecimal.ZERO;
+    BigDecimal idle = BigDecimal.ZERO;
+    for (Row r : rows) {
+      if (CostReport.IDLE.equals(r.namespace())) {
+        idle = idle.add(r.effectiveCost());
+      } else {
+        allocated = allocated.add(r.effectiveCost());
+      }
+    }
+    double cap = gpu[0];
+    double req = gpu[1];
+    double idleH = gpu[2];
+    boolean balanced =
+        allocated.add(idle).compareTo(nodeCost) == 0
+            && Math.abs(req + idleH - cap) <= Math.max(1e-6, cap * 1e-9);
+    return new CostReport.Reconciliation(
+        nodeCost, allocated, idle, round3(cap), round3(req), round3(idleH), balanced);
   }
 
   private static double ratio(double a, double b) {

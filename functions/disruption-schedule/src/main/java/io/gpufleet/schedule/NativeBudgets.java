@@ -144,11 +144,9 @@ public final class NativeBudgets {
         if (s == null) {
           continue;
         }
+        int lead = leadMinutes(w);
         String schedule = cron(w, offset);
-        int minutes =
-            w.crossesMidnight()
-                ? 1440 - w.startMinute() + w.endMinute()
-                : w.endMinute() - w.startMinute();
+        int minutes = w.lengthMinutes() + lead;
         String duration = duration(Duration.ofMinutes(minutes));
         for (Budget b : s.budgets()) {
           budgets.add(
@@ -157,7 +155,20 @@ public final class NativeBudgets {
                   b.reasons(),
                   schedule,
                   duration,
-                  w.name() + " " + days(w.days()) + " " + w.hours() + " " + policy.zone().getId()));
+                  w.name()
+                      + " "
+                      + days(w.days())
+                      + " "
+                      + w.hours()
+                      + " "
+                      + policy.zone().getId()
+                      + (lead > 0
+                          ? ", from "
+                              + Window.hhmm(Math.floorMod(w.startMinute() - lead, 1440))
+                              + " (lead time "
+                              + io.gpufleet.schedule.policy.PolicyParser.durationText(w.leadTime())
+                              + ")"
+                          : "")));
           if (def != null) {
             for (Budget d : def.budgets()) {
               if (looser(b.nodes(), d.nodes())) {
@@ -173,6 +184,28 @@ public final class NativeBudgets {
               }
             }
           }
+        }
+        var onHolidays = new ArrayList<String>();
+        for (java.time.LocalDate h : new java.util.TreeSet<>(policy.holidays())) {
+          if (w.days().contains(h.getDayOfWeek())) {
+            onHolidays.add(
+                h + " (" + h.getDayOfWeek().name().substring(0, 3).toLowerCase(Locale.ROOT) + ")");
+          }
+        }
+        if (!onHolidays.isEmpty() && !s.budgets().isEmpty()) {
+          warnings.add(
+              "the policy's holidays "
+                  + String.join(", ", onHolidays)
+                  + " fall on window '"
+                  + w.name()
+                  + "' ("
+                  + days(w.days())
+                  + "): native budgets have no dates, so on those days Karpenter applies the '"
+                  + w.name()
+                  + "' budgets instead of '"
+                  + policy.defaultWindow()
+                  + "'; only the reconciling function honours holidays (or remove these budgets"
+                  + " by hand for those days)");
         }
         if (s.consolidateAfter() != null) {
           warnings.add(
@@ -196,9 +229,18 @@ public final class NativeBudgets {
     return new Result(policy, at, List.copyOf(rules), shifts(policy, at), transitions(policy));
   }
 
-  /** The window's local start on its local days, moved to UTC at {@code offset}. */
+  /** The lead time in whole minutes, rounded up (cron has no seconds). */
+  static int leadMinutes(Window w) {
+    long seconds = w.leadTime().toSeconds();
+    return (int) ((seconds + 59) / 60);
+  }
+
+  /**
+   * The window's local start (less its lead time) on its local days, moved to UTC at {@code
+   * offset}.
+   */
   static String cron(Window w, ZoneOffset offset) {
-    int utc = w.startMinute() - offset.getTotalSeconds() / 60;
+    int utc = w.startMinute() - leadMinutes(w) - offset.getTotalSeconds() / 60;
     int dayShift = Math.floorDiv(utc, 1440);
     int minuteOfDay = Math.floorMod(utc, 1440);
     var days = EnumSet.noneOf(DayOfWeek.class);
@@ -218,7 +260,19 @@ public final class NativeBudgets {
   static List<Transition> transitions(Policy policy) {
     var out = new ArrayList<Transition>();
     for (Window w : policy.windows()) {
-      out.add(new Transition(w.name(), "start", eventBridgeCron(w.startMinute(), w.days())));
+      int lead = leadMinutes(w);
+      int start = w.startMinute() - lead;
+      var startDays = EnumSet.noneOf(DayOfWeek.class);
+      w.days().forEach(d -> startDays.add(start < 0 ? d.minus(1) : d));
+      out.add(
+          new Transition(
+              w.name(),
+              lead > 0
+                  ? "start (lead time "
+                      + io.gpufleet.schedule.policy.PolicyParser.durationText(w.leadTime())
+                      + ")"
+                  : "start",
+              eventBridgeCron(Math.floorMod(start, 1440), startDays)));
       int end = w.endMinute() % 1440;
       var endDays = EnumSet.noneOf(DayOfWeek.class);
       boolean nextDay = w.crossesMidnight() || w.endMinute() == 1440;

@@ -162,4 +162,81 @@ class NativeBudgetsTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(NativeBudgets.toText(r)).contains("ScheduleExpressionTimezone Europe/Berlin");
   }
+
+  static final Policy LEAD_AND_HOLIDAYS =
+      PolicyParser.parse(
+          """
+          timeZone: Europe/Berlin
+          defaultWindow: off-hours
+          windows:
+            business-hours: { days: mon-fri, hours: "08:00-19:00", leadTime: 10m }
+          holidays: [2026-12-24, 2026-12-26]
+          nodePools:
+            - name: gpu
+              selector: { names: [gpu-a100] }
+              windows:
+                off-hours: { budgets: [{ nodes: "50%" }] }
+                business-hours: { budgets: [{ nodes: "10%" }] }
+          """,
+          "test");
+
+  @Test
+  void shouldStartTheWindowBudgetItsLeadTimeEarlierAndLengthenIt() {
+    var winter = NativeBudgets.render(LEAD_AND_HOLIDAYS, WINTER);
+
+    var b = budget(winter, "business-hours");
+    // 07:50 CET is 06:50 UTC; 08:00-19:00 plus 10 minutes
+    assertThat(b.schedule()).isEqualTo("50 6 * * mon,tue,wed,thu,fri");
+    assertThat(b.duration()).isEqualTo("11h10m");
+    assertThat(b.comment()).endsWith("from 07:50 (lead time 10m)");
+    assertThat(winter.transitions())
+        .contains(
+            new NativeBudgets.Transition(
+                "business-hours", "start (lead time 10m)", "cron(50 7 ? * MON,TUE,WED,THU,FRI *)"));
+  }
+
+  @Test
+  void shouldWarnWhichHolidaysNativeBudgetsCannotExpress() {
+    var r = NativeBudgets.render(LEAD_AND_HOLIDAYS, WINTER);
+
+    // 2026-12-26 is a Saturday: business-hours does not run then, so it is not named
+    assertThat(r.rules().get(0).warnings())
+        .containsExactly(
+            "the policy's holidays 2026-12-24 (thu) fall on window 'business-hours'"
+                + " (mon,tue,wed,thu,fri): native budgets have no dates, so on those days"
+                + " Karpenter applies the 'business-hours' budgets instead of 'off-hours'; only"
+                + " the reconciling function honours holidays (or remove these budgets by hand"
+                + " for those days)");
+    assertThat(NativeBudgets.toText(r)).contains("# WARNING: the policy's holidays 2026-12-24");
+  }
+
+  @Test
+  void shouldNotWarnAboutHolidaysWhenThePolicyHasNone() {
+    assertThat(NativeBudgets.render(POLICY, WINTER).rules().get(0).warnings())
+        .noneMatch(w -> w.contains("holidays"));
+  }
+
+  @Test
+  void shouldCrossMidnightBackwardsWhenTheLeadStartsTheDayBefore() {
+    var p =
+        PolicyParser.parse(
+            """
+            timeZone: UTC
+            defaultWindow: off-hours
+            windows:
+              early: { days: [mon], hours: "00:05-06:00", leadTime: 15m }
+            nodePools:
+              - name: gpu
+                selector: { names: [a] }
+                windows:
+                  early: { budgets: [{ nodes: "0" }] }
+            """,
+            "test");
+
+    var r = NativeBudgets.render(p, WINTER);
+
+    assertThat(budget(r, "early").schedule()).isEqualTo("50 23 * * sun");
+    assertThat(budget(r, "early").duration()).isEqualTo("6h10m");
+    assertThat(r.transitions().get(0).expression()).isEqualTo("cron(50 23 ? * SUN *)");
+  }
 }

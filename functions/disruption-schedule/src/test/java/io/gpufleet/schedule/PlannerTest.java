@@ -18,9 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /** The pure planner over hand-made object states (no cluster). */
 class PlannerTest {
-  static final Policy POLICY =
-      PolicyParser.parse(
-          """
+  static final String POLICY_TEXT =
+      """
           timeZone: UTC
           defaultWindow: off-hours
           windows: { business-hours: { days: mon-fri, hours: "08:00-18:00" } }
@@ -28,8 +27,8 @@ class PlannerTest {
             - name: web
               selector: { namespaces: [web] }
               replicas: { off-hours: 1 }
-          """,
-          "test");
+          """;
+  static final Policy POLICY = PolicyParser.parse(POLICY_TEXT, "test");
 
   static final Instant NIGHT = Instant.parse("2026-03-02T22:00:00Z");
   static final Instant DAY = Instant.parse("2026-03-03T10:00:00Z");
@@ -55,6 +54,43 @@ class PlannerTest {
     a.put(Planner.ORIGINAL, "{\"replicas\":" + original + "}");
     a.put(Planner.APPLIED, "{\"window\":\"off-hours\",\"fields\":{\"replicas\":" + applied + "}}");
     return a;
+  }
+
+  static final Policy WITH_LEAD =
+      PolicyParser.parse(
+          POLICY_TEXT.replace(
+              "hours: \"08:00-18:00\" }", "hours: \"08:00-18:00\", leadTime: 10m }"),
+          "test");
+
+  @org.junit.jupiter.params.ParameterizedTest(name = "{0} -> {1}")
+  @org.junit.jupiter.params.provider.CsvSource({
+    "2026-03-03T07:49:59Z, ",
+    "2026-03-03T07:50:00Z, RESTORE",
+    "2026-03-03T07:59:00Z, RESTORE",
+    "2026-03-03T17:59:00Z, RESTORE",
+    "2026-03-03T18:00:00Z, ",
+  })
+  void shouldRestoreReplicasTheLeadTimeBeforeBusinessHours(String at, Action expected) {
+    // scaled to 1 for the night, originally 4
+    var plan =
+        Planner.plan(
+            WITH_LEAD,
+            Instant.parse(at),
+            List.of(),
+            List.of(deployment("web", "a", 1, managed(4, 1))));
+
+    if (expected == null) {
+      assertThat(plan.writes()).isEmpty();
+    } else {
+      assertThat(plan.window().name()).isEqualTo("business-hours");
+      assertThat(plan.writes())
+          .singleElement()
+          .satisfies(
+              s -> {
+                assertThat(s.change().action()).isEqualTo(expected);
+                assertThat(s.write().fields().toString()).isEqualTo("{\"replicas\":4}");
+              });
+    }
   }
 
   @Test

@@ -21,6 +21,10 @@ import software.amazon.lambda.powertools.logging.PowertoolsLogging;
  */
 public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
   static final Duration REPORT_RESERVE = Duration.ofSeconds(5);
+
+  /** EMF metric: an event this invocation could not handle (it throws, so Lambda retries). */
+  static final String EVENTS_FAILED = "EventsFailed";
+
   private final EventDecoder decoder;
   private final DrainService service;
   private final MetricsSink metrics;
@@ -73,6 +77,10 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
       if (batch.isPresent()) {
         var result =
             PowertoolsLogging.withLogging(context, () -> handleBatch(batch.get(), hardStop));
+        if (!result.failed().isEmpty()) {
+          // each left for SQS to redeliver (then the dead-letter queue)
+          metrics.add(EVENTS_FAILED, result.failed().size(), MetricsSink.Unit.COUNT);
+        }
         output.write(Json.MAPPER.writeValueAsBytes(result.response()));
         return;
       }
@@ -80,6 +88,10 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
           PowertoolsLogging.withLogging(
               context, () -> service.handle(decodeDirect(payload), hardStop));
       output.write(Json.MAPPER.writeValueAsBytes(outcomes));
+    } catch (RuntimeException | IOException e) {
+      // Lambda retries and then dead-letters the event; the metric lets an alarm say so at once.
+      metrics.add(EVENTS_FAILED, 1, MetricsSink.Unit.COUNT);
+      throw e;
     } finally {
       metrics.flush();
     }

@@ -238,6 +238,19 @@ class DrainHandlerEventsTest {
   // ---- the tests ----
 
   @Test
+  void shouldCountAnEventItCouldNotHandleAndThrowSoLambdaRetriesIt() {
+    // Given the API server is gone
+    cluster.close();
+
+    // When / Then the invocation fails (Lambda retries, then dead-letters) and says so in EMF
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> invokeFile("spot-interruption-warning.json"))
+        .isInstanceOf(RuntimeException.class);
+    assertThat(metrics.total(DrainHandler.EVENTS_FAILED)).isEqualTo(1);
+    assertThat(metrics.flushes.get()).isEqualTo(1);
+  }
+
+  @Test
   void shouldFindTheRepositorysSampleEvents() throws IOException {
     assertThat(drainEventFiles())
         .contains("spot-interruption-warning.json", "health-scheduled-change.json");

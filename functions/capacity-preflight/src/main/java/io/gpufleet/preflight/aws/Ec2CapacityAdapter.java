@@ -8,14 +8,20 @@ import io.gpufleet.preflight.model.SpotScores;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import software.amazon.awssdk.services.ec2.model.CapacityReservationState;
 import software.amazon.awssdk.services.ec2.model.Ec2Exception;
 import software.amazon.awssdk.services.ec2.model.Filter;
@@ -202,36 +208,94 @@ public final class Ec2CapacityAdapter implements CapacityPort {
         .toList();
   }
 
+  /**
+   * GetSpotPlacementScores takes at most this many {@code RegionNames} (service model: max 10) and
+   * answers with the 10 best-scoring regions, so a chunk of 10 gets every region of it scored.
+   */
+  static final int MAX_REGIONS_PER_CALL = 10;
+
+  /**
+   * Scores in every region asked for: one call per chunk of at most {@link #MAX_REGIONS_PER_CALL}
+   * regions (balanced: 17 regions are 9 + 8), the chunks concurrently. A failed chunk leaves its
+   * regions unknown with the reason; only when every chunk fails is the whole entry unknown. Each
+   * chunk is a request configuration of its own for AWS's 24-hour configuration cap.
+   */
   @Override
   public SpotScores spotPlacementScores(
       Collection<String> regions, Collection<String> instanceTypes, int targetCapacity) {
-    try {
-      var scores = new TreeMap<String, Integer>();
-      clients
-          .ec2(homeRegion)
-          .getSpotPlacementScoresPaginator(
-              r ->
-                  r.instanceTypes(instanceTypes)
-                      .targetCapacity(targetCapacity)
-                      .targetCapacityUnitType(TargetCapacityUnitType.UNITS)
-                      .singleAvailabilityZone(false)
-                      .regionNames(regions))
-          .spotPlacementScores()
-          .forEach(s -> scores.merge(s.region(), s.score(), Math::max));
-      return SpotScores.of(scores);
-    } catch (Ec2Exception e) {
-      String code = e.awsErrorDetails() == null ? "" : e.awsErrorDetails().errorCode();
-      return SpotScores.unknown(
-          switch (code) {
-            case "MaxConfigLimitExceeded" ->
-                "score unknown: the 24-hour cap on new Spot placement score configurations was"
-                    + " reached (MaxConfigLimitExceeded)";
-            case "UnauthorizedOperation", "AccessDenied", "AccessDeniedException" ->
-                "score unknown: no permission for ec2:GetSpotPlacementScores (" + code + ")";
-            default -> "score unknown: GetSpotPlacementScores failed (" + code + ")";
-          });
-    } catch (RuntimeException e) {
-      return SpotScores.unknown("score unknown: GetSpotPlacementScores failed (" + e + ")");
+    List<String> distinct = List.copyOf(new LinkedHashSet<>(regions));
+    List<List<String>> chunks = chunks(distinct, MAX_REGIONS_PER_CALL);
+    var scores = new ConcurrentSkipListMap<String, Integer>();
+    var unknown = new ConcurrentSkipListMap<String, String>();
+    var reasons = new ConcurrentLinkedQueue<String>();
+    try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (List<String> chunk : chunks) {
+        exec.submit(
+            () -> {
+              try {
+                scoreChunk(chunk, instanceTypes, targetCapacity)
+                    .forEach((r, v) -> scores.merge(r, v, Math::max));
+              } catch (RuntimeException e) {
+                String reason = reason(e);
+                reasons.add(reason);
+                chunk.forEach(r -> unknown.put(r, reason));
+              }
+            });
+      }
     }
+    if (!reasons.isEmpty() && (chunks.size() == 1 || unknown.size() == distinct.size())) {
+      return SpotScores.unknown(reasons.peek());
+    }
+    scores.keySet().removeAll(unknown.keySet());
+    return SpotScores.partial(scores, unknown);
+  }
+
+  private Map<String, Integer> scoreChunk(
+      List<String> regions, Collection<String> instanceTypes, int targetCapacity) {
+    var scores = new TreeMap<String, Integer>();
+    clients
+        .ec2(homeRegion)
+        .getSpotPlacementScoresPaginator(
+            r ->
+                r.instanceTypes(instanceTypes)
+                    .targetCapacity(targetCapacity)
+                    .targetCapacityUnitType(TargetCapacityUnitType.UNITS)
+                    .singleAvailabilityZone(false)
+                    .regionNames(regions))
+        .spotPlacementScores()
+        .forEach(s -> scores.merge(s.region(), s.score(), Math::max));
+    return scores;
+  }
+
+  /** {@code items} in the fewest chunks of at most {@code max}, sizes differing by at most one. */
+  static <T> List<List<T>> chunks(List<T> items, int max) {
+    if (items.isEmpty()) {
+      // no RegionNames: AWS scores every region the account can use (the top 10 come back)
+      return List.of(List.of());
+    }
+    int n = (items.size() + max - 1) / max;
+    var out = new ArrayList<List<T>>();
+    int from = 0;
+    for (int i = 0; i < n; i++) {
+      int size = items.size() / n + (i < items.size() % n ? 1 : 0);
+      out.add(List.copyOf(items.subList(from, from + size)));
+      from += size;
+    }
+    return out;
+  }
+
+  private static String reason(RuntimeException e) {
+    if (!(e instanceof Ec2Exception ec2)) {
+      return "score unknown: GetSpotPlacementScores failed (" + e + ")";
+    }
+    String code = ec2.awsErrorDetails() == null ? "" : ec2.awsErrorDetails().errorCode();
+    return switch (code) {
+      case "MaxConfigLimitExceeded" ->
+          "score unknown: the 24-hour cap on new Spot placement score configurations was"
+              + " reached (MaxConfigLimitExceeded)";
+      case "UnauthorizedOperation", "AccessDenied", "AccessDeniedException" ->
+          "score unknown: no permission for ec2:GetSpotPlacementScores (" + code + ")";
+      default -> "score unknown: GetSpotPlacementScores failed (" + code + ")";
+    };
   }
 }

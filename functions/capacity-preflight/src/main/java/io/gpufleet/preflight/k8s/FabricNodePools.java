@@ -44,7 +44,7 @@ public final class FabricNodePools implements NodePoolPort {
   }
 
   @SuppressWarnings("unchecked")
-  static NodePoolSpec toSpec(GenericKubernetesResource r) {
+  public static NodePoolSpec toSpec(GenericKubernetesResource r) {
     Map<String, Object> spec = map(r.getAdditionalProperties().get("spec"));
     var limits = new LinkedHashMap<String, String>();
     map(spec.get("limits")).forEach((k, v) -> limits.put(k, String.valueOf(v)));
@@ -64,8 +64,28 @@ public final class FabricNodePools implements NodePoolPort {
                 List.copyOf(values)));
       }
     }
+    Map<String, Object> disruption = map(spec.get("disruption"));
+    Map<String, Object> templateSpec = map(map(spec.get("template")).get("spec"));
+    Object group = map(templateSpec.get("nodeClassRef")).get("group");
+    Map<String, String> labels =
+        r.getMetadata().getLabels() == null ? Map.of() : Map.copyOf(r.getMetadata().getLabels());
+    Map<String, String> annotations =
+        r.getMetadata().getAnnotations() == null
+            ? Map.of()
+            : Map.copyOf(r.getMetadata().getAnnotations());
     return new NodePoolSpec(
-        r.getMetadata().getName(), Map.copyOf(limits), List.copyOf(requirements));
+        r.getMetadata().getName(),
+        Map.copyOf(limits),
+        List.copyOf(requirements),
+        labels,
+        annotations,
+        text(disruption.get("consolidationPolicy")),
+        text(disruption.get("consolidateAfter")),
+        text(group));
+  }
+
+  private static String text(Object o) {
+    return o == null ? null : String.valueOf(o);
   }
 
   @SuppressWarnings("unchecked")

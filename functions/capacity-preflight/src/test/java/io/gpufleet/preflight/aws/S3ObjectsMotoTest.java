@@ -4,10 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.pricing.OnDemandPrices;
+import io.gpufleet.preflight.NodePoolPort;
+import io.gpufleet.preflight.PreflightSettings;
+import io.gpufleet.preflight.PreflightWiring;
 import io.gpufleet.preflight.model.PreflightReport;
+import io.gpufleet.preflight.model.RunOutcome;
+import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.aws.AwsEmulatorExtension;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,5 +89,50 @@ class S3ObjectsMotoTest {
     assertThatThrownBy(() -> objects.read("s3://" + BUCKET + "/plans/none.yaml"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("does not exist");
+  }
+
+  @Test
+  void shouldRejectAScheduledRunWhosePlanObjectIsMissingBeforeAnyWrite() {
+    // Given a scheduled run naming a plan object that is not there (with s3:ListBucket, which the
+    // template grants, S3 answers 404 NoSuchKey rather than 403, so this is what the role sees)
+    var clients =
+        new RegionalClients(AWS.emulator().credentials(), Optional.of(AWS.emulator().endpoint()));
+    var metrics = new Recorders.RecordingMetrics();
+    var function =
+        PreflightWiring.function(
+            PreflightWiring.service(
+                clients,
+                "us-east-1",
+                OnDemandPrices.none(),
+                PreflightSettings.defaults(),
+                Clock.systemUTC()),
+            objects,
+            objects,
+            objects,
+            NodePoolPort.NONE,
+            metrics,
+            new Recorders.RecordingPublisher(),
+            new Recorders.RecordingNotifier(),
+            "us-east-1");
+    String missing = "s3://" + BUCKET + "/plans/gone.yaml";
+    String payload =
+        "{\"scheduleArn\":\"arn:aws:scheduler:us-east-1:123456789012:schedule/default/p\","
+            + "\"scheduledTime\":\"2026-12-01T06:00:00Z\",\"planS3\":\""
+            + missing
+            + "\"}";
+
+    // When
+    var outcome = function.handle(payload.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+    // Then the run is rejected with the plan named, and nothing was claimed or written
+    assertThat(outcome.status()).isEqualTo(RunOutcome.REJECTED);
+    assertThat(outcome.message()).isEqualTo("plan " + missing + " does not exist");
+    assertThat(metrics.total("PayloadsRejected")).isEqualTo(1);
+    String marker =
+        objects.markerKey(
+            "schedule/arn:aws:scheduler:us-east-1:123456789012:schedule/default/p"
+                + "@2026-12-01T06:00:00Z");
+    assertThat(s3.listObjectsV2(r -> r.bucket(BUCKET).prefix(marker)).contents()).isEmpty();
+    clients.close();
   }
 }

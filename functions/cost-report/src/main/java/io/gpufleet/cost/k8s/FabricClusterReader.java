@@ -5,7 +5,10 @@ import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.gpufleet.cost.ClusterReader;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
@@ -28,6 +31,7 @@ public final class FabricClusterReader implements ClusterReader {
 
   private final KubernetesClient client;
   private final String teamLabel;
+  private final java.util.Set<String> notes = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   public FabricClusterReader(KubernetesClient client, String teamLabel) {
     this.client = client;
@@ -44,12 +48,85 @@ public final class FabricClusterReader implements ClusterReader {
       page.getItems().forEach(n -> out.add(node(n)));
       cont = page.getMetadata() == null ? null : page.getMetadata().getContinue();
     } while (cont != null && !cont.isEmpty());
-    return out;
+    var dra = DraDevices.advertised(slices());
+    if (dra.isEmpty()) {
+      return out;
+    }
+    var merged = new ArrayList<ClusterNode>(out.size());
+    for (ClusterNode n : out) {
+      var extra = dra.get(n.name());
+      if (extra == null) {
+        merged.add(n);
+        continue;
+      }
+      var res = new java.util.TreeMap<>(n.gpuResources());
+      res.putAll(extra);
+      merged.add(
+          new ClusterNode(
+              n.name(),
+              n.providerId(),
+              n.instanceId(),
+              n.instanceType(),
+              n.zone(),
+              n.capacityTypeLabel(),
+              n.nodePool(),
+              n.nodeGroup(),
+              n.createdAt(),
+              n.accelerators(),
+              n.acceleratorResource(),
+              n.cpuMillis(),
+              n.memoryBytes(),
+              res,
+              n.gpuLabels()));
+    }
+    return merged;
+  }
+
+  @Override
+  public List<String> notes() {
+    return List.copyOf(new java.util.TreeSet<>(notes));
+  }
+
+  /** ResourceSlices (resource.k8s.io/v1); empty, with a note, where DRA is not served or denied. */
+  private List<ResourceSlice> slices() {
+    return draList(ResourceSlice.class, "ResourceSlices");
+  }
+
+  private <T extends io.fabric8.kubernetes.api.model.HasMetadata> List<T> draList(
+      Class<T> type, String what) {
+    try {
+      var out = new ArrayList<T>();
+      String cont = null;
+      do {
+        var opts = new ListOptionsBuilder().withLimit(500L).withContinue(cont).build();
+        var page =
+            io.fabric8.kubernetes.api.model.Namespaced.class.isAssignableFrom(type)
+                ? client.resources(type).inAnyNamespace().list(opts)
+                : client.resources(type).list(opts);
+        out.addAll(page.getItems());
+        cont = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+      } while (cont != null && !cont.isEmpty());
+      return out;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        notes.add("DRA (resource.k8s.io/v1) is not served by this cluster: no DRA GPUs counted");
+      } else if (e.getCode() == 403) {
+        notes.add(
+            "no permission to list "
+                + what
+                + " (resource.k8s.io/v1): GPUs allocated through DRA are not counted; apply"
+                + " deploy/rbac/cost-report.yaml");
+      } else {
+        throw e;
+      }
+      return List.of();
+    }
   }
 
   @Override
   public List<ClusterPod> pods() {
     var out = new ArrayList<ClusterPod>();
+    var claimOwners = new HashMap<String, List<String>>();
     String cont = null;
     do {
       var page =
@@ -66,11 +143,63 @@ public final class FabricClusterReader implements ClusterReader {
         var mapped = pod(p, teamLabel);
         if (mapped != null) {
           out.add(mapped);
+          owners(p, claimOwners);
         }
       }
       cont = page.getMetadata() == null ? null : page.getMetadata().getContinue();
     } while (cont != null && !cont.isEmpty());
-    return out;
+    var claims = draList(ResourceClaim.class, "ResourceClaims");
+    if (claims.isEmpty()) {
+      return out;
+    }
+    var claimed = DraDevices.claimed(claims, DraDevices.index(slices()), claimOwners);
+    if (claimed.isEmpty()) {
+      return out;
+    }
+    var merged = new ArrayList<ClusterPod>(out.size());
+    for (ClusterPod p : out) {
+      var extra = claimed.get(p.uid());
+      if (extra == null) {
+        merged.add(p);
+        continue;
+      }
+      var acc = new HashMap<>(p.accelerators());
+      extra.forEach((k, v) -> acc.merge(k, v, Double::sum));
+      merged.add(
+          new ClusterPod(
+              p.namespace(),
+              p.name(),
+              p.uid(),
+              p.nodeName(),
+              p.team(),
+              acc,
+              p.cpuMillis(),
+              p.memoryBytes(),
+              p.startedAt(),
+              p.finishedAt()));
+    }
+    return merged;
+  }
+
+  /** namespace/claim → uids of the pods that use it, from the pod's own fields. */
+  private static void owners(Pod p, Map<String, List<String>> out) {
+    String ns = p.getMetadata().getNamespace();
+    String uid = p.getMetadata().getUid();
+    if (uid == null) {
+      return;
+    }
+    var names = new java.util.LinkedHashSet<String>();
+    if (p.getStatus() != null && p.getStatus().getResourceClaimStatuses() != null) {
+      p.getStatus().getResourceClaimStatuses().stream()
+          .filter(s -> s.getResourceClaimName() != null)
+          .forEach(s -> names.add(s.getResourceClaimName()));
+    }
+    if (p.getSpec() != null && p.getSpec().getResourceClaims() != null) {
+      p.getSpec().getResourceClaims().stream()
+          .filter(c -> c.getResourceClaimName() != null)
+          .forEach(c -> names.add(c.getResourceClaimName()));
+    }
+    names.forEach(n -> out.computeIfAbsent(ns + "/" + n, k -> new ArrayList<>()).add(uid));
   }
 
   public static ClusterNode node(Node n) {
@@ -99,6 +228,23 @@ public final class FabricClusterReader implements ClusterReader {
     String capacityType =
         labels.getOrDefault(
             "karpenter.sh/capacity-type", labels.get("eks.amazonaws.com/capacityType"));
+    var gpuResources = new java.util.TreeMap<String, Integer>();
+    alloc.forEach(
+        (k, q) -> {
+          if (k.startsWith("nvidia.com/") && q != null) {
+            int v = Quantity.getAmountInBytes(q).intValue();
+            if (v > 0) {
+              gpuResources.put(k, v);
+            }
+          }
+        });
+    var gpuLabels = new java.util.TreeMap<String, String>();
+    labels.forEach(
+        (k, v) -> {
+          if (k.startsWith("nvidia.com/")) {
+            gpuLabels.put(k, v);
+          }
+        });
     return new ClusterNode(
         n.getMetadata().getName(),
         providerId,
@@ -114,7 +260,9 @@ public final class FabricClusterReader implements ClusterReader {
         count,
         accel,
         millis(alloc.get("cpu")),
-        bytes(alloc.get("memory")));
+        bytes(alloc.get("memory")),
+        gpuResources,
+        gpuLabels);
   }
 
   /** Null for pods that never ran (no start time) or are not bound. */
@@ -145,7 +293,7 @@ public final class FabricClusterReader implements ClusterReader {
     for (Container c : spec.getContainers()) {
       cpu += millis(request(c, "cpu"));
       mem += bytes(request(c, "memory"));
-      for (String r : ACCELERATORS) {
+      for (String r : acceleratorsOf(c)) {
         var q = request(c, r);
         if (q != null) {
           accel.merge(r, Quantity.getAmountInBytes(q).doubleValue(), Double::sum);
@@ -157,7 +305,7 @@ public final class FabricClusterReader implements ClusterReader {
       for (Container c : spec.getInitContainers()) {
         cpu = Math.max(cpu, millis(request(c, "cpu")));
         mem = Math.max(mem, bytes(request(c, "memory")));
-        for (String r : ACCELERATORS) {
+        for (String r : acceleratorsOf(c)) {
           var q = request(c, r);
           if (q != null) {
             accel.merge(r, Quantity.getAmountInBytes(q).doubleValue(), Math::max);
@@ -183,6 +331,20 @@ public final class FabricClusterReader implements ClusterReader {
         mem,
         started,
         finished);
+  }
+
+  /** The Neuron resources and every nvidia.com/* resource (MIG profiles, shared GPUs) asked for. */
+  private static java.util.Set<String> acceleratorsOf(Container c) {
+    var out = new java.util.LinkedHashSet<String>(ACCELERATORS);
+    var res = c.getResources();
+    if (res != null) {
+      for (var m : java.util.Arrays.asList(res.getRequests(), res.getLimits())) {
+        if (m != null) {
+          m.keySet().stream().filter(k -> k.startsWith("nvidia.com/")).forEach(out::add);
+        }
+      }
+    }
+    return out;
   }
 
   /** requests, else limits (Kubernetes defaults requests of extended resources to limits). */

@@ -1,6 +1,7 @@
 package io.gpufleet.cost.model;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.math.BigDecimal;
@@ -19,7 +20,70 @@ public record CostReport(
     Kpis kpis,
     Map<String, List<Rollup>> rollups,
     List<NodeCost> nodes,
+    List<GpuNode> gpuSharing,
+    List<CpuOnlyPod> cpuOnlyPodsOnGpuNodes,
+    List<TokenCost> tokens,
+    List<HourCost> hourly,
+    Reconciliation reconciliation,
     @JsonIgnore List<Row> rows) {
+
+  /**
+   * One GPU node: physical GPUs (catalog) vs what the device plugin / DRA driver advertises, how
+   * they are shared, measured utilisation (null when no source had it) and what is wrong.
+   */
+  public record GpuNode(
+      String node,
+      String instanceType,
+      String nodePool,
+      int physicalGpus,
+      String advertised,
+      double advertisedPhysicalGpus,
+      String sharing,
+      int replicas,
+      double gpuCapacityHours,
+      double gpuRequestedHours,
+      Double utilisationPercent,
+      List<String> flags) {}
+
+  /**
+   * A pod that requests no GPU on a GPU node, and what it would be charged under each allocation
+   * rule (the configured one included): under {@code gpu} it is free and its CPU/memory is paid by
+   * the GPU pods and the idle row.
+   */
+  public record CpuOnlyPod(
+      String namespace,
+      String pod,
+      String node,
+      String instanceType,
+      double hours,
+      Map<String, BigDecimal> costByRule) {}
+
+  /** Output tokens of one model in one namespace and what the pods serving it cost. */
+  public record TokenCost(
+      String model,
+      String namespace,
+      String server,
+      double outputTokens,
+      BigDecimal cost,
+      BigDecimal costPerMillionTokens,
+      String attribution) {}
+
+  /** The effective cost of one UTC hour, by NodePool and by capacity type. */
+  public record HourCost(
+      Instant hour, Map<String, BigDecimal> byNodePool, Map<String, BigDecimal> byCapacityType) {}
+
+  /**
+   * The report checks itself: pods' allocations + idle rows = node costs = total cost (cents), and
+   * requested + idle GPU-hours = physical GPU capacity-hours.
+   */
+  public record Reconciliation(
+      BigDecimal nodeCost,
+      BigDecimal allocated,
+      BigDecimal idle,
+      double physicalGpuHours,
+      double requestedGpuHours,
+      double idleGpuHours,
+      boolean balanced) {}
 
   /** What the report covers and how it was computed. */
   public record Header(
@@ -35,6 +99,7 @@ public record CostReport(
       String teamLabel,
       Map<String, Long> priceSources,
       String staticPricesAsOf,
+      Map<String, String> dataSources,
       List<String> notes) {}
 
   /** The figures a FinOps reader wants first. Money in the report currency, rounded to cents. */
@@ -57,7 +122,16 @@ public record CostReport(
       int nodesWithoutEc2Match,
       int nodesFromSnapshotOnly,
       int unpricedNodes,
-      int pods) {}
+      int pods,
+      BigDecimal commitmentSavings,
+      int physicalGpus,
+      int advertisedGpuUnits,
+      int gpuNodesWithoutAllocatableGpus,
+      Double gpuUtilisationPercent,
+      BigDecimal utilisationIdleGpuCost,
+      int cpuOnlyPodsOnGpuNodes,
+      Map<String, BigDecimal> cpuOnlyPodCostByRule,
+      BigDecimal costPerMillionOutputTokens) {}
 
   /** One group of a rollup dimension. */
   public record Rollup(
@@ -89,6 +163,12 @@ public record CostReport(
       BigDecimal effectiveCost,
       BigDecimal idleCost,
       String priceSource,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String priceDetail,
+      BigDecimal commitmentSavings,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String gpuSharing,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String advertisedGpus,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Double utilisationPercent,
+      @JsonInclude(JsonInclude.Include.NON_NULL) BigDecimal utilisationIdleCost,
       boolean ec2Matched,
       boolean inCluster,
       boolean endEstimated,
@@ -104,7 +184,8 @@ public record CostReport(
       Instant to,
       double gpuRequestedHours,
       BigDecimal listCost,
-      BigDecimal effectiveCost) {}
+      BigDecimal effectiveCost,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Double utilisationPercent) {}
 
   /**
    * One allocation row (a pod on a node, or the node's idle part), FOCUS column names; the columns

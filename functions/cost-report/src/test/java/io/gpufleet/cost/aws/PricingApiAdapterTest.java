@@ -1,6 +1,7 @@
 package io.gpufleet.cost.aws;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.aws.AwsClients;
@@ -100,6 +101,56 @@ class PricingApiAdapterTest {
     api.hourly("cn-north-1", "g5.xlarge");
 
     assertThat(STUB.calls(PricingStub.OPERATION).get(0).region()).isEqualTo("cn-northwest-1");
+  }
+
+  @Test
+  void shouldLabelChinaPricesInCnyFromTheChinaEndpoint() {
+    var chain =
+        OnDemandPricing.create(
+            aws, settings(), Optional.of(store), Clock.fixed(now, ZoneOffset.UTC));
+
+    var price = chain.hourly("cn-north-1", "g5.xlarge").get();
+
+    assertThat(price.currency()).isEqualTo("CNY");
+    assertThat(price.perHour()).isEqualByComparingTo("9.876");
+    assertThat(price.source()).isEqualTo(PriceSource.API);
+    assertThat(STUB.calls(PricingStub.OPERATION))
+        .singleElement()
+        .satisfies(c -> assertThat(c.region()).isEqualTo("cn-northwest-1"));
+  }
+
+  @Test
+  void shouldPriceGovCloudFromTheStaticTableWithoutAnyPricingCall() {
+    var chain =
+        OnDemandPricing.create(
+            aws, settings(), Optional.of(store), Clock.fixed(now, ZoneOffset.UTC));
+
+    var price = chain.hourly("us-gov-west-1", "p5.48xlarge").get();
+
+    // Then no call left the GovCloud partition, and the price says what it is
+    assertThat(STUB.calls()).isEmpty();
+    assertThat(chain.apiCalls()).isZero();
+    assertThat(price.source()).isEqualTo(PriceSource.STATIC);
+    assertThat(price.currency()).isEqualTo("USD");
+    assertThat(price.asOf()).contains(StaticPrices.AS_OF);
+    assertThat(price.perHour()).isEqualByComparingTo("98.32");
+    assertThat(StaticPrices.sourceFor("us-gov-west-1"))
+        .contains("GovCloud has no Pricing API endpoint")
+        .contains("us-east-1 list price, not GovCloud's own");
+  }
+
+  @Test
+  void shouldRefuseACrossPartitionPricingCallEvenWithAnEndpointOverride() {
+    var commercial = new PricingApiClient(aws, Optional.of("us-east-1"), 5, 10);
+    var india = new PricingApiClient(aws, Optional.of("ap-south-1"), 5, 10);
+
+    assertThatThrownBy(() -> commercial.hourly("us-gov-west-1", "p5.48xlarge"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cross-partition");
+    assertThatThrownBy(() -> india.hourly("cn-northwest-1", "g5.xlarge"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cn-northwest-1 is in aws-cn");
+    assertThat(STUB.calls()).isEmpty();
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.gpufleet.cost.render;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.json.Json;
@@ -57,6 +58,20 @@ class ReportHtmlChromiumTest {
           });
           out[svg.id] = {w: box.width, h: box.height, bars: bars};
         });
+        var wrapped = [];
+        document.querySelectorAll('table.fit td:not(.notes)').forEach(function (td) {
+          var r = document.createRange();
+          r.selectNodeContents(td);
+          var lines = {};
+          Array.prototype.forEach.call(r.getClientRects(), function (q) {
+            if (q.width > 0) { lines[Math.round(q.top)] = 1; }
+          });
+          if (Object.keys(lines).length > 1) { wrapped.push(td.textContent); }
+        });
+        var nodes = document.getElementById('nodes').parentElement;
+        out._layout = {wrapped: wrapped,
+            nodesOverflow: nodes.scrollWidth - nodes.clientWidth,
+            pageWidth: document.documentElement.scrollWidth, viewport: window.innerWidth};
         var pre = document.createElement('pre');
         pre.id = 'measured';
         pre.textContent = JSON.stringify(out);
@@ -135,6 +150,120 @@ class ReportHtmlChromiumTest {
               start,
               null));
     }
+    // sharing: a MIG p5 (mixed, 3g.40gb), a time-sliced g6e (4 replicas) and a g5 whose device
+    // plugin advertises nothing; they start during the window so the hourly chart changes
+    Instant later = start.plus(Duration.ofHours(9));
+    nodes.add(
+        new ClusterNode(
+            "node-i-06",
+            "aws:///us-east-1a/i-06",
+            "i-06",
+            "p5.48xlarge",
+            "us-east-1a",
+            "on-demand",
+            "gpu-mig",
+            null,
+            later,
+            0,
+            null,
+            192_000,
+            2048L << 30,
+            Map.of("nvidia.com/mig-3g.40gb", 16),
+            Map.of("nvidia.com/mig.strategy", "mixed")));
+    nodes.add(
+        new ClusterNode(
+            "node-i-07",
+            "aws:///us-east-1a/i-07",
+            "i-07",
+            "g6e.12xlarge",
+            "us-east-1a",
+            "spot",
+            "gpu-inference",
+            null,
+            later,
+            16,
+            "nvidia.com/gpu",
+            48_000,
+            384L << 30,
+            Map.of("nvidia.com/gpu", 16),
+            Map.of(
+                "nvidia.com/gpu.replicas",
+                "4",
+                "nvidia.com/gpu.sharing-strategy",
+                "time-slicing")));
+    nodes.add(
+        new ClusterNode(
+            "node-i-08",
+            "aws:///us-east-1a/i-08",
+            "i-08",
+            "g5.2xlarge",
+            "us-east-1a",
+            "on-demand",
+            "batch",
+            null,
+            start.plus(Duration.ofHours(18)),
+            0,
+            null,
+            8_000,
+            32L << 30,
+            Map.of(),
+            Map.of()));
+    for (String[] extra :
+        new String[][] {
+          {"i-06", "p5.48xlarge", "spot", "gpu-mig"},
+          {"i-07", "g6e.12xlarge", "spot", "gpu-inference"},
+          {"i-08", "g5.2xlarge", "on-demand", "batch"}
+        }) {
+      instances.add(
+          new Ec2Instance(
+              extra[0],
+              extra[1],
+              "us-east-1a",
+              extra[0].equals("i-06")
+                  ? Lifecycle.ON_DEMAND
+                  : "spot".equals(extra[2]) ? Lifecycle.SPOT : Lifecycle.ON_DEMAND,
+              extra[0].equals("i-08") ? start.plus(Duration.ofHours(18)) : later,
+              "running",
+              null,
+              extra[3],
+              null));
+    }
+    pods.add(
+        new ClusterPod(
+            "serving",
+            "vllm-llama-0",
+            "serving/vllm-llama-0",
+            "node-i-06",
+            "inference",
+            Map.of("nvidia.com/mig-3g.40gb", 12.0),
+            16_000,
+            128L << 30,
+            later,
+            null));
+    pods.add(
+        new ClusterPod(
+            "serving",
+            "vllm-small-0",
+            "serving/vllm-small-0",
+            "node-i-07",
+            "inference",
+            Map.of("nvidia.com/gpu", 6.0),
+            8_000,
+            64L << 30,
+            later,
+            null));
+    pods.add(
+        new ClusterPod(
+            "data",
+            "loader-0",
+            "data/loader-0",
+            "node-i-02",
+            "data",
+            Map.of(),
+            48_000,
+            512L << 30,
+            start,
+            null));
     var inv =
         InventoryMerger.merge(
             "chromium",
@@ -163,7 +292,23 @@ class ReportHtmlChromiumTest {
             "team",
             new StaticPrices(),
             spot,
-            List.of("a note with <markup>")));
+            List.of("a note with <markup>"),
+            io.gpufleet.cost.model.Commitments.table(
+                Map.of("p5.48xlarge", new BigDecimal("60.00"))),
+            new io.gpufleet.cost.model.Utilisation(
+                "prometheus",
+                Map.of("node-i-01", 91.0, "node-i-02", 64.0, "node-i-06", 38.0, "node-i-07", 22.0),
+                Map.of("serving/vllm-llama-0", 45.0, "serving/vllm-small-0", 30.0),
+                List.of(
+                    new io.gpufleet.cost.model.Utilisation.Tokens(
+                        "serving", "vllm-llama-0", "llama-3.1-70b", "vllm", 2.4e8),
+                    new io.gpufleet.cost.model.Utilisation.Tokens(
+                        "serving", "vllm-small-0", "mistral-7b", "vllm", 9.0e7)),
+                List.of()),
+            Map.of(
+                "commitments", "rate-table: configured",
+                "utilisation", "prometheus: 4 nodes, 2 pods",
+                "tokens", "prometheus: 2 series")));
   }
 
   @Test
@@ -178,7 +323,7 @@ class ReportHtmlChromiumTest {
   }
 
   @Test
-  void chromiumRendersTheThreeCharts() throws Exception {
+  void chromiumRendersEveryChartAndTablesDoNotWrap() throws Exception {
     var chromium = chromium();
     if (chromium.isEmpty()) {
       String message = "chromium not found on PATH (set CHROMIUM or apt-get install chromium)";
@@ -206,10 +351,28 @@ class ReportHtmlChromiumTest {
             .replace("&lt;", "<")
             .replace("&gt;", ">");
     JsonNode measured = Json.MAPPER.readTree(json);
+    var charts =
+        List.of(
+            "chart-nodepool",
+            "chart-spot",
+            "chart-idle",
+            "chart-idle-two-ways",
+            "chart-hourly-pool",
+            "chart-hourly-capacity");
     assertThat(measured.fieldNames())
         .toIterable()
-        .containsExactlyInAnyOrder("chart-nodepool", "chart-spot", "chart-idle");
-    for (var chart : List.of("chart-nodepool", "chart-spot", "chart-idle")) {
+        .containsExactlyInAnyOrderElementsOf(
+            java.util.stream.Stream.concat(charts.stream(), java.util.stream.Stream.of("_layout"))
+                .toList());
+    JsonNode layout = measured.get("_layout");
+    assertThat(layout.get("wrapped")).as("table cells that wrap").isEmpty();
+    assertThat(layout.get("nodesOverflow").asInt())
+        .as("the node table fits a 1400 px wide page")
+        .isLessThanOrEqualTo(0);
+    assertThat(layout.get("pageWidth").asInt())
+        .as("the page does not scroll sideways")
+        .isLessThanOrEqualTo(layout.get("viewport").asInt());
+    for (var chart : charts) {
       JsonNode c = measured.get(chart);
       assertThat(c.get("w").asDouble()).as(chart + " width").isPositive();
       assertThat(c.get("h").asDouble()).as(chart + " height").isPositive();
@@ -221,10 +384,65 @@ class ReportHtmlChromiumTest {
                 assertThat(b.get("h").asDouble()).as(chart + " bar " + b).isPositive();
               });
     }
-    // three NodePools, spot + on-demand + the On-Demand bar and legend, requested and idle GPUs
-    assertThat(measured.get("chart-nodepool").get("bars")).hasSize(3);
+    // four NodePools, spot + on-demand + the On-Demand bar and legend, requested and idle GPUs
+    assertThat(measured.get("chart-nodepool").get("bars")).hasSize(4);
     assertThat(classes(measured.get("chart-spot"))).contains("spot", "on-demand", "list");
     assertThat(classes(measured.get("chart-idle"))).contains("requested", "idle");
+    assertThat(classes(measured.get("chart-idle-two-ways"))).contains("requested", "unused");
+    // stacked by pool: four pools with cost, each its own colour
+    assertThat(classes(measured.get("chart-hourly-pool"))).contains("s0", "s1", "s2", "s3");
+    assertThat(classes(measured.get("chart-hourly-capacity"))).contains("s0", "s1");
+
+    // and a picture for people: the screenshot is kept under target/ for review
+    Path png = Path.of("target", "cost-report-chromium.png").toAbsolutePath();
+    screenshot(chromium.get(), dir.resolve("shot.html"), html, png);
+    assertThat(Files.size(png)).isGreaterThan(10_000);
+  }
+
+  @Test
+  void theReportShowsSharingCommitmentsUtilisationAndTokens() {
+    var r = sampleReport();
+    String html = new String(ReportHtml.html(r), StandardCharsets.UTF_8);
+    assertThat(html)
+        .contains("id=\"gpu-sharing\"", "mig-mixed", "time-slicing x4", "0 allocatable GPUs")
+        .contains("rate-table", "llama-3.1-70b", "id=\"cpu-only\"", "balanced");
+    assertThat(r.reconciliation().balanced()).isTrue();
+    // p5 MIG node: 12 of 16 3g.40gb slices requested = 6 of its 8 physical GPUs
+    var mig = r.gpuSharing().stream().filter(g -> g.node().equals("node-i-06")).findFirst().get();
+    assertThat(mig.physicalGpus()).isEqualTo(8);
+    assertThat(mig.gpuRequestedHours() / mig.gpuCapacityHours()).isCloseTo(0.75, within(1e-3));
+    var ts = r.gpuSharing().stream().filter(g -> g.node().equals("node-i-07")).findFirst().get();
+    assertThat(ts.physicalGpus()).isEqualTo(4);
+    assertThat(ts.gpuRequestedHours() / ts.gpuCapacityHours()).isCloseTo(6 / 16.0, within(1e-3));
+  }
+
+  void screenshot(Path chromium, Path page, String html, Path png) throws Exception {
+    Files.writeString(page, html);
+    Files.createDirectories(png.getParent());
+    var p =
+        new ProcessBuilder(
+                chromium.toString(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--user-data-dir=" + dir.resolve("profile-shot"),
+                "--window-size=1400,4200",
+                "--screenshot=" + png,
+                page.toUri().toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("shot.log").toFile())
+            .start();
+    if (!p.waitFor(90, TimeUnit.SECONDS)) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+      throw new AssertionError("chromium screenshot did not finish within 90 s");
+    }
+    assertThat(p.exitValue()).as(Files.readString(dir.resolve("shot.log"))).isZero();
   }
 
   static List<String> classes(JsonNode chart) {
@@ -246,6 +464,7 @@ class ReportHtmlChromiumTest {
             "--disable-component-update",
             "--disable-sync",
             "--user-data-dir=" + dir.resolve("profile"),
+            "--window-size=1400,4200",
             "--dump-dom",
             page.toUri().toString());
     Path stdout = dir.resolve("dom.html");

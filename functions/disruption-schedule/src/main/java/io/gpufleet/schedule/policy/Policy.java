@@ -30,9 +30,25 @@ public record Policy(
   /**
    * A named weekly window: on each of {@code days}, from {@code startMinute} (minutes after local
    * midnight) to {@code endMinute} (1..1440); when {@code endMinute <= startMinute} it ends on the
-   * next day (crosses midnight). Days are the days a window starts on.
+   * next day (crosses midnight). Days are the days a window starts on. {@code leadTime} (zero:
+   * none) puts the window in force that long before each start, measured in elapsed time (so a
+   * fleet that needs 10 minutes to warm up gets 10 minutes even across a DST change).
    */
-  public record Window(String name, Set<DayOfWeek> days, int startMinute, int endMinute) {
+  public record Window(
+      String name, Set<DayOfWeek> days, int startMinute, int endMinute, Duration leadTime) {
+    public Window(String name, Set<DayOfWeek> days, int startMinute, int endMinute) {
+      this(name, days, startMinute, endMinute, Duration.ZERO);
+    }
+
+    public Window {
+      leadTime = leadTime == null ? Duration.ZERO : leadTime;
+    }
+
+    /** Minutes from start to end (a window crossing midnight ends the next day). */
+    public int lengthMinutes() {
+      return crossesMidnight() ? 1440 - startMinute + endMinute : endMinute - startMinute;
+    }
+
     public boolean crossesMidnight() {
       return endMinute <= startMinute;
     }

@@ -40,7 +40,7 @@ import java.util.regex.Pattern;
  * timeZone: Europe/Berlin             # IANA zone, required
  * defaultWindow: off-hours            # in force when no window is, and all day on holidays
  * windows:
- *   business-hours: { days: mon-fri, hours: "08:00-19:00" }
+ *   business-hours: { days: mon-fri, hours: "08:00-19:00", leadTime: 10m }   # in force from 07:50
  *   night-batch:    { days: [sat], hours: "22:00-02:00" }    # crosses midnight
  * holidays: [2026-12-24, 2026-12-25]
  * excludeAnnotation: gpufleet.io/exclude                      # default
@@ -143,6 +143,7 @@ public final class PolicyParser {
           "the default window has no hours: it is in force whenever no other window is");
     }
     overlaps(windows);
+    leadTimes(windows);
     Set<String> windowNames = new LinkedHashSet<>();
     windows.forEach(w -> windowNames.add(w.name()));
     if (defaultWindow != null) {
@@ -213,11 +214,12 @@ public final class PolicyParser {
         problem(path, "must be a mapping with days and hours");
         continue;
       }
-      unknownFields(w, path + ".", Set.of("days", "hours"));
+      unknownFields(w, path + ".", Set.of("days", "hours", "leadTime"));
       Set<DayOfWeek> days = days(w.get("days"), path + ".days");
       int[] hours = hours(text(w, "hours", path + ".", true), path + ".hours");
+      Duration lead = leadTime(text(w, "leadTime", path + ".", false), path + ".leadTime");
       if (days != null && hours != null) {
-        out.add(new Window(e.getKey(), days, hours[0], hours[1]));
+        out.add(new Window(e.getKey(), days, hours[0], hours[1], lead));
       }
     }
     return out;
@@ -311,6 +313,69 @@ public final class PolicyParser {
       }
     }
     return new int[] {start, end == 0 ? 1440 : end};
+  }
+
+  private Duration leadTime(String text, String path) {
+    if (text == null) {
+      return Duration.ZERO;
+    }
+    String t = text.trim();
+    if (t.startsWith("-")) {
+      problem(path, "'" + t + "' is negative; a lead time is how long before the window it starts");
+      return Duration.ZERO;
+    }
+    return goDuration(t, path);
+  }
+
+  /**
+   * A window's lead time must be shorter than the time before each of its starts in which no window
+   * (its own previous occurrence included) is in force; otherwise it would cut into that window or
+   * never end.
+   */
+  private void leadTimes(List<Window> windows) {
+    int week = 7 * 1440;
+    boolean[] owned = new boolean[week];
+    for (Window w : windows) {
+      for (DayOfWeek d : w.days()) {
+        int base = (d.getValue() - 1) * 1440 + w.startMinute();
+        for (int k = 0; k < w.lengthMinutes(); k++) {
+          owned[(base + k) % week] = true;
+        }
+      }
+    }
+    for (Window w : windows) {
+      if (w.leadTime().isZero()) {
+        continue;
+      }
+      long shortest = Long.MAX_VALUE;
+      DayOfWeek shortestDay = null;
+      for (DayOfWeek d : w.days()) {
+        int start = (d.getValue() - 1) * 1440 + w.startMinute();
+        int gap = 0;
+        while (gap < week && !owned[Math.floorMod(start - gap - 1, week)]) {
+          gap++;
+        }
+        if (gap < shortest) {
+          shortest = gap;
+          shortestDay = d;
+        }
+      }
+      if (w.leadTime().compareTo(Duration.ofMinutes(shortest)) >= 0) {
+        String day =
+            shortestDay.name().substring(0, 1)
+                + shortestDay.name().substring(1).toLowerCase(Locale.ROOT);
+        problem(
+            "windows." + w.name() + ".leadTime",
+            durationText(w.leadTime())
+                + " is not shorter than the off-hours before the window ("
+                + durationText(Duration.ofMinutes(shortest))
+                + " before "
+                + day
+                + " "
+                + Window.hhmm(w.startMinute())
+                + ")");
+      }
+    }
   }
 
   /** Two windows may not be in force at the same minute of the week. */
@@ -675,6 +740,15 @@ public final class PolicyParser {
       return Duration.ZERO;
     }
     return parseGoDuration(text);
+  }
+
+  /** "1h30m", "10m", "45s": the shortest Go-style text of a duration. */
+  public static String durationText(Duration d) {
+    long h = d.toHours();
+    int m = d.toMinutesPart();
+    int s = d.toSecondsPart();
+    String out = (h > 0 ? h + "h" : "") + (m > 0 ? m + "m" : "") + (s > 0 ? s + "s" : "");
+    return out.isEmpty() ? "0m" : out;
   }
 
   /** "1h30m" style durations (hours, minutes, seconds). */

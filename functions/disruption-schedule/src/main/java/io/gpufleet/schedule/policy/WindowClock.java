@@ -17,7 +17,9 @@ public final class WindowClock {
   public enum Why {
     WINDOW,
     DEFAULT,
-    HOLIDAY
+    HOLIDAY,
+    /** Within a window's lead time: its settings apply ahead of its start. */
+    LEAD
   }
 
   /** The window in force and why; {@code localTime} is the wall-clock time it was judged at. */
@@ -28,6 +30,24 @@ public final class WindowClock {
   }
 
   public static Active at(Policy policy, ZonedDateTime when) {
+    Active plain = plain(policy, when);
+    if (plain.why() == Why.WINDOW) {
+      return plain;
+    }
+    for (Window w : policy.windows()) {
+      if (w.leadTime().isZero()) {
+        continue;
+      }
+      Active ahead = plain(policy, when.plus(w.leadTime()));
+      if (ahead.why() == Why.WINDOW && ahead.name().equals(w.name())) {
+        return new Active(w.name(), Why.LEAD, plain.localTime());
+      }
+    }
+    return plain;
+  }
+
+  /** The window whose own hours contain the instant, ignoring lead times. */
+  private static Active plain(Policy policy, ZonedDateTime when) {
     ZonedDateTime local = when.withZoneSameInstant(policy.zone());
     LocalDate date = local.toLocalDate();
     if (policy.holidays().contains(date)) {

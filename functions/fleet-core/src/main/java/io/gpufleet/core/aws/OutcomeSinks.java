@@ -1,9 +1,14 @@
 package io.gpufleet.core.aws;
 
+import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.Notifier;
-import java.net.URI;
+import io.gpufleet.core.secret.CachedSecret;
+import io.gpufleet.core.secret.SecretReader;
+import io.gpufleet.core.secret.SecretRef;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.function.Supplier;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
@@ -11,13 +16,34 @@ import software.amazon.awssdk.services.sns.SnsClient;
 
 /**
  * Where a function's outcomes go, from the environment every function shares: {@code
- * OUTCOME_EVENT_BUS} (EventBridge), {@code NOTIFY_TOPIC_ARN} (SNS) and {@code SLACK_WEBHOOK_URL}.
- * AWS clients are built only for the sinks that are configured.
+ * OUTCOME_EVENT_BUS} (EventBridge), {@code NOTIFY_TOPIC_ARN} (SNS) and {@code SLACK_WEBHOOK_SECRET}
+ * (the ARN of the Secrets Manager secret holding the Slack webhook URL; the URL itself is read on
+ * first use, never at init, and cached for {@code SECRET_CACHE_TTL}). AWS clients are built only
+ * for the sinks that are configured.
  */
 public record OutcomeSinks(EventPublisher publisher, Notifier notifier) {
+  public static final String SLACK_SECRET = "SLACK_WEBHOOK_SECRET";
+  public static final String SECRET_TTL = "SECRET_CACHE_TTL";
+  static final Duration DEFAULT_SECRET_TTL = Duration.ofMinutes(5);
 
   public static OutcomeSinks fromEnvironment(
       Settings env, Supplier<AwsClients> aws, String eventSource) {
+    return fromEnvironment(env, aws, eventSource, new AwsSecretReader(aws), Clock.systemUTC());
+  }
+
+  public static OutcomeSinks fromEnvironment(
+      Settings env,
+      Supplier<AwsClients> aws,
+      String eventSource,
+      SecretReader secrets,
+      Clock clock) {
+    if (env.optional("SLACK_WEBHOOK_URL").isPresent()) {
+      throw new ConfigException(
+          "SLACK_WEBHOOK_URL is not read any more: an environment variable is readable with"
+              + " lambda:GetFunctionConfiguration. Store the URL as a Secrets Manager secret and set "
+              + SLACK_SECRET
+              + " to the secret's ARN");
+    }
     EventPublisher publisher =
         env.optional("OUTCOME_EVENT_BUS")
             .<EventPublisher>map(
@@ -29,8 +55,13 @@ public record OutcomeSinks(EventPublisher publisher, Notifier notifier) {
     env.optional("NOTIFY_TOPIC_ARN")
         .ifPresent(
             arn -> notifiers.add(new SnsNotifier(aws.get().build(SnsClient.builder()), arn)));
-    env.optional("SLACK_WEBHOOK_URL")
-        .ifPresent(url -> notifiers.add(new SlackWebhookNotifier(URI.create(url))));
+    var ttl = env.duration(SECRET_TTL, DEFAULT_SECRET_TTL, Duration.ofHours(24));
+    env.optional(SLACK_SECRET)
+        .map(value -> SecretRef.parse(SLACK_SECRET, value))
+        .ifPresent(
+            ref ->
+                notifiers.add(
+                    new SlackWebhookNotifier(CachedSecret.registered(ref, secrets, ttl, clock))));
     return new OutcomeSinks(publisher, Notifier.all(notifiers));
   }
 }

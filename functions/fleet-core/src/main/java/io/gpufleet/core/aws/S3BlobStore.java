@@ -5,6 +5,7 @@ import java.util.Optional;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Blobs in one S3 bucket under an optional prefix. Objects get the bucket's default encryption (the
@@ -36,6 +37,40 @@ public final class S3BlobStore implements BlobStore {
     s3.putObject(
         r -> r.bucket(bucket).key(prefix + key).contentType(contentType),
         RequestBody.fromBytes(body));
+  }
+
+  @Override
+  public Versioned getVersioned(String key) {
+    try {
+      var response = s3.getObjectAsBytes(r -> r.bucket(bucket).key(prefix + key));
+      return new Versioned(Optional.of(response.asByteArray()), response.response().eTag());
+    } catch (NoSuchKeyException e) {
+      return Versioned.absent();
+    }
+  }
+
+  @Override
+  public boolean putIfUnchanged(String key, byte[] body, String contentType, String etag) {
+    try {
+      s3.putObject(
+          r -> {
+            r.bucket(bucket).key(prefix + key).contentType(contentType);
+            if (etag == null) {
+              r.ifNoneMatch("*");
+            } else {
+              r.ifMatch(etag);
+            }
+          },
+          RequestBody.fromBytes(body));
+      return true;
+    } catch (S3Exception e) {
+      // 412: the ETag moved (or the object appeared); 409: a concurrent conditional write won;
+      // 404 NoSuchKey: an If-Match object was deleted meanwhile.
+      if (e.statusCode() == 412 || e.statusCode() == 409 || e instanceof NoSuchKeyException) {
+        return false;
+      }
+      throw e;
+    }
   }
 
   @Override

@@ -121,7 +121,8 @@ public final class OnDemandPriceChain implements OnDemandPrices {
         && Duration.between(cached.get().fetchedAt(), now).compareTo(cacheTtl) <= 0) {
       return Optional.of(fromCache(cached.get()));
     }
-    if (api.isPresent()) {
+    // GovCloud has no Pricing endpoint and another partition's must not be called: cache, static
+    if (api.isPresent() && PricingEndpoint.hasPricingEndpoint(key.region())) {
       try {
         apiCalls.incrementAndGet();
         var price = api.get().hourly(key.region(), key.instanceType());

@@ -66,8 +66,27 @@ public final class PricingApiClient implements PricingApi {
     return f;
   }
 
+  /**
+   * The endpoint region for a priced region: the override when it is in the same partition.
+   *
+   * @throws IllegalArgumentException when the call would cross partitions or the partition has no
+   *     Pricing endpoint (GovCloud)
+   */
   public String endpointRegion(String pricedRegion) {
-    return endpointOverride.orElseGet(() -> PricingEndpoint.endpointRegionFor(pricedRegion));
+    String endpoint =
+        endpointOverride.orElseGet(() -> PricingEndpoint.endpointRegionFor(pricedRegion));
+    if (!PricingEndpoint.partitionOf(endpoint).equals(PricingEndpoint.partitionOf(pricedRegion))) {
+      throw new IllegalArgumentException(
+          "refusing a cross-partition Pricing call: "
+              + pricedRegion
+              + " is in "
+              + PricingEndpoint.partitionOf(pricedRegion)
+              + ", endpoint "
+              + endpoint
+              + " in "
+              + PricingEndpoint.partitionOf(endpoint));
+    }
+    return endpoint;
   }
 
   @Override

@@ -13,8 +13,13 @@ import java.util.TreeMap;
  *
  * <p>Source: the public AWS EC2 On-Demand price list, Linux, shared tenancy, region us-east-1, as
  * of {@link #AS_OF} (P4/P5 prices are from before the June 2025 price reduction, so they overstate
- * today's list price; the API or the cache replaces them whenever reachable). Other regions have no
- * static entries: a price from the wrong region would be presented as fact.
+ * today's list price; the API or the cache replaces them whenever reachable). Other commercial and
+ * China regions have no static entries: a price from the wrong region would be presented as fact.
+ *
+ * <p>GovCloud is the exception: it has no Pricing API endpoint (and a call to the commercial one
+ * would cross partitions), so this table is its only price. It gives the us-east-1 figure, labelled
+ * {@link PriceSource#STATIC} with its as-of date, and {@link #sourceFor} states that it is the
+ * us-east-1 list price, not GovCloud's own.
  */
 public final class StaticPrices implements OnDemandPrices {
   public static final LocalDate AS_OF = LocalDate.of(2025, 5, 1);
@@ -109,9 +114,22 @@ public final class StaticPrices implements OnDemandPrices {
     return java.util.Collections.unmodifiableSet(TABLE.keySet());
   }
 
+  /** Where this table's price for {@code region} comes from, in words for reports. */
+  public static String sourceFor(String region) {
+    if (PricingEndpoint.partitionOf(region).equals("aws-us-gov")) {
+      return "static table: "
+          + SOURCE
+          + ", used for "
+          + region
+          + " because GovCloud has no Pricing API endpoint; it is the us-east-1 list price, not"
+          + " GovCloud's own";
+    }
+    return "static table: " + SOURCE;
+  }
+
   @Override
   public Optional<HourlyPrice> hourly(String region, String instanceType) {
-    if (!REGION.equals(region)) {
+    if (!REGION.equals(region) && !PricingEndpoint.partitionOf(region).equals("aws-us-gov")) {
       return Optional.empty();
     }
     return facts(instanceType)

@@ -28,7 +28,7 @@ public final class DirectoryBlobStore implements BlobStore {
   }
 
   @Override
-  public void put(String key, byte[] body, String contentType) {
+  public synchronized void put(String key, byte[] body, String contentType) {
     Path target = file(key);
     try {
       Files.createDirectories(target.getParent());
@@ -38,6 +38,27 @@ public final class DirectoryBlobStore implements BlobStore {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + target, e);
     }
+  }
+
+  /** Content hash as the version tag; conditional writes are atomic within this process only. */
+  @Override
+  public synchronized Versioned getVersioned(String key) {
+    return get(key)
+        .map(body -> new Versioned(Optional.of(body), MemoryBlobStore.tag(body)))
+        .orElse(Versioned.absent());
+  }
+
+  @Override
+  public synchronized boolean putIfUnchanged(
+      String key, byte[] body, String contentType, String etag) {
+    var current = get(key);
+    if (etag == null
+        ? current.isPresent()
+        : current.isEmpty() || !etag.equals(MemoryBlobStore.tag(current.get()))) {
+      return false;
+    }
+    put(key, body, contentType);
+    return true;
   }
 
   @Override

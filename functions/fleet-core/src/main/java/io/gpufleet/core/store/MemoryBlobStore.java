@@ -17,9 +17,36 @@ public final class MemoryBlobStore implements BlobStore {
 
   /** Keeps {@code body} itself (no copy): callers hand over the array. */
   @Override
-  public void put(String key, byte[] body, String contentType) {
+  public synchronized void put(String key, byte[] body, String contentType) {
     blobs.put(key, body);
     types.put(key, contentType);
+  }
+
+  @Override
+  public synchronized Versioned getVersioned(String key) {
+    byte[] body = blobs.get(key);
+    return body == null ? Versioned.absent() : new Versioned(Optional.of(body.clone()), tag(body));
+  }
+
+  @Override
+  public synchronized boolean putIfUnchanged(
+      String key, byte[] body, String contentType, String etag) {
+    byte[] current = blobs.get(key);
+    if (etag == null ? current != null : current == null || !etag.equals(tag(current))) {
+      return false;
+    }
+    put(key, body, contentType);
+    return true;
+  }
+
+  /** A content hash, as S3's ETag of a single-part upload is. */
+  public static String tag(byte[] body) {
+    try {
+      return java.util.HexFormat.of()
+          .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(body));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Override

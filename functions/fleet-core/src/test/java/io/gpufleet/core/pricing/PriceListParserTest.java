@@ -72,5 +72,17 @@ class PriceListParserTest {
     assertThat(PricingEndpoint.endpointRegionFor("cn-north-1")).isEqualTo("cn-northwest-1");
     assertThat(PricingEndpoint.currencyFor("cn-northwest-1")).isEqualTo("CNY");
     assertThat(PricingEndpoint.currencyFor("us-west-2")).isEqualTo("USD");
+    assertThat(PricingEndpoint.currencyFor("us-gov-west-1")).isEqualTo("USD");
+  }
+
+  @Test
+  void shouldKnowGovCloudHasNoPricingEndpoint() {
+    assertThat(PricingEndpoint.partitionOf("us-gov-east-1")).isEqualTo("aws-us-gov");
+    assertThat(PricingEndpoint.hasPricingEndpoint("us-gov-west-1")).isFalse();
+    assertThat(PricingEndpoint.hasPricingEndpoint("cn-northwest-1")).isTrue();
+    assertThat(PricingEndpoint.hasPricingEndpoint("eusc-de-east-1")).isFalse();
+    assertThatThrownBy(() -> PricingEndpoint.endpointRegionFor("us-gov-west-1"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no Pricing API endpoint in partition aws-us-gov");
   }
 }

@@ -26,7 +26,8 @@ import software.amazon.awssdk.regions.Region;
  * AwsEmulatorExtension.forServices("eks")} and call {@link #emulator()}. Services LocalStack only
  * has in its Pro image (EKS) make the extension use moto even where Docker is available.
  *
- * <p>{@code GPUFLEET_AWS_EMULATOR=moto|localstack} forces a choice.
+ * <p>{@code GPUFLEET_AWS_EMULATOR=moto|localstack|localstack-host} forces a choice; {@code
+ * localstack-host} runs LocalStack from PyPI without Docker ({@link LocalStackHost}).
  */
 public final class AwsEmulatorExtension
     implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
@@ -84,6 +85,7 @@ public final class AwsEmulatorExtension
             services,
             System.getenv(CHOICE_ENV),
             System.getenv(MotoServer.ENV),
+            System.getenv(LocalStackHost.ENV),
             Path.of(""),
             () -> DockerClientFactory.instance().isDockerAvailable());
     store.put(EMULATOR, emulator);
@@ -114,11 +116,21 @@ public final class AwsEmulatorExtension
     return found != null ? found : emulator();
   }
 
+  static AwsEmulator start(
+      Set<String> services,
+      String choice,
+      String motoServerEnv,
+      Path workingDirectory,
+      BooleanSupplier dockerAvailable) {
+    return start(services, choice, motoServerEnv, null, workingDirectory, dockerAvailable);
+  }
+
   /** Chooses and starts an emulator; every way it can fail says what to do about it. */
   static AwsEmulator start(
       Set<String> services,
       String choice,
       String motoServerEnv,
+      String localStackPythonEnv,
       Path workingDirectory,
       BooleanSupplier dockerAvailable) {
     String forced = choice == null ? "" : choice.trim().toLowerCase(Locale.ROOT);
@@ -175,9 +187,35 @@ public final class AwsEmulatorExtension
         }
         return startLocalStack();
       }
+      case "localstack-host" -> {
+        if (!proOnly.isEmpty()) {
+          throw new IllegalStateException(
+              CHOICE_ENV
+                  + "=localstack-host but these tests call "
+                  + proOnly
+                  + ", which LocalStack's community services do not include; use moto.");
+        }
+        var python = LocalStackHost.locate(localStackPythonEnv, workingDirectory);
+        return LocalStackHost.start(
+            python
+                .binary()
+                .orElseThrow(
+                    () ->
+                        new IllegalStateException(
+                            CHOICE_ENV
+                                + "=localstack-host but no Python with localstack-core was found"
+                                + lookedAt(python)
+                                + ". Create it with scripts/localstack-venv.sh (needs Python"
+                                + " >= 3.13), or export "
+                                + LocalStackHost.ENV
+                                + "=/path/to/python.")));
+      }
       default ->
           throw new IllegalStateException(
-              CHOICE_ENV + "='" + choice + "' is not one of auto, moto, localstack");
+              CHOICE_ENV
+                  + "='"
+                  + choice
+                  + "' is not one of auto, moto, localstack, localstack-host");
     }
   }
 

@@ -64,6 +64,31 @@ public final class AwsStubServer implements AutoCloseable {
     }
   }
 
+  /**
+   * An error as the real API answers it: HTTP status and error code. The stub shapes the body by
+   * protocol: EC2/query {@code <Response><Errors><Error><Code>…} XML, JSON {@code
+   * {"__type":…,"message":…}}.
+   */
+  public record AwsFault(int status, String code) {
+    /** EC2 throttling: HTTP 503 with RequestLimitExceeded (the SDK retries it with backoff). */
+    public static final AwsFault EC2_THROTTLED = new AwsFault(503, "RequestLimitExceeded");
+
+    /** EC2 without the IAM permission: HTTP 403 UnauthorizedOperation. */
+    public static final AwsFault EC2_UNAUTHORIZED = new AwsFault(403, "UnauthorizedOperation");
+
+    /** GetSpotPlacementScores past the 24-hour cap on new request configurations. */
+    public static final AwsFault SPOT_MAX_CONFIG = new AwsFault(400, "MaxConfigLimitExceeded");
+
+    /** Service Quotas throttling (JSON protocol): 400 TooManyRequestsException. */
+    public static final AwsFault QUOTAS_THROTTLED = new AwsFault(400, "TooManyRequestsException");
+
+    /** Pricing throttling (JSON protocol): 400 ThrottlingException. */
+    public static final AwsFault PRICING_THROTTLED = new AwsFault(400, "ThrottlingException");
+
+    /** A JSON-protocol service without the IAM permission: 400 AccessDeniedException. */
+    public static final AwsFault JSON_ACCESS_DENIED = new AwsFault(400, "AccessDeniedException");
+  }
+
   private static final Pattern SCOPE_REGION =
       Pattern.compile("Credential=[^/]+/\\d{8}/([a-z0-9-]+)/");
 
@@ -112,6 +137,11 @@ public final class AwsStubServer implements AutoCloseable {
   /** The next {@code times} calls of {@code operation} fail with this AWS error code. */
   public AwsStubServer failNext(String operation, int times, int status, String code) {
     return failNext(operation, times, status, code, Optional.empty());
+  }
+
+  /** The next {@code times} calls of {@code operation} fail as AWS answers {@code fault}. */
+  public AwsStubServer failNext(String operation, int times, AwsFault fault) {
+    return failNext(operation, times, fault.status(), fault.code());
   }
 
   /** As {@link #failNext(String, int, int, String)}, only for calls signed for {@code region}. */

@@ -146,8 +146,12 @@ public final class PricingStub {
     dim.put("endRange", "Inf");
     dim.put("rateCode", sku + ".JRTCKXETXF.6YS6EN2CT7");
     dim.putArray("appliesTo");
-    dim.put("description", "$" + usd + " per On Demand Linux " + type + " Instance Hour");
-    dim.putObject("pricePerUnit").put("USD", usd.setScale(10).toPlainString());
+    dim.put("description", usd + " per On Demand Linux " + type + " Instance Hour");
+    // China regions are priced in CNY (from the cn-northwest-1 endpoint), all others in USD
+    dim.putObject("pricePerUnit")
+        .put(
+            region.startsWith("cn-") ? "CNY" : "USD",
+            usd.setScale(10, java.math.RoundingMode.UNNECESSARY).toPlainString());
     doc.put("version", "20261101000000");
     doc.put("publicationDate", "2026-11-01T00:00:00Z");
     return doc.toString();

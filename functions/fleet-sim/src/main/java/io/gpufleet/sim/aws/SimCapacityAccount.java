@@ -346,8 +346,19 @@ public final class SimCapacityAccount {
     return close(sb, "DescribeCapacityBlockOfferingsResponse");
   }
 
+  /** GetSpotPlacementScores takes at most this many RegionNames (service model: max 10). */
+  public static final int MAX_SCORE_REGIONS = 10;
+
   private AwsStubServer.Reply scores(AwsStubServer.Call call) {
     var names = AwsStubServer.listParam(call, "RegionName");
+    if (names.size() > MAX_SCORE_REGIONS) {
+      // AWS refuses the request before scoring (the exact error code for this limit is not
+      // documented; EC2 answers parameter-constraint violations with InvalidParameterValue)
+      return error(
+          400,
+          "InvalidParameterValue",
+          "RegionNames: " + names.size() + " regions given, at most " + MAX_SCORE_REGIONS);
+    }
     var sb = open("GetSpotPlacementScoresResponse").append("<spotPlacementScoreSet>");
     var scored = new ArrayList<RegionModel>();
     for (String n : names.isEmpty() ? new TreeSet<>(regions.keySet()) : names) {

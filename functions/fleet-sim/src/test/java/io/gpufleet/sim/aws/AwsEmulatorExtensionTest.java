@@ -111,7 +111,9 @@ class AwsEmulatorExtensionTest {
                   AwsEmulatorExtension.start(
                       Set.of(), "docker", null, empty, DOCKER_MUST_NOT_BE_USED))
           .isInstanceOf(IllegalStateException.class)
-          .hasMessage("GPUFLEET_AWS_EMULATOR='docker' is not one of auto, moto, localstack");
+          .hasMessage(
+              "GPUFLEET_AWS_EMULATOR='docker' is not one of auto, moto, localstack,"
+                  + " localstack-host");
     }
 
     @Test

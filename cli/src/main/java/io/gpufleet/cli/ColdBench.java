@@ -1,0 +1,328 @@
+package io.gpufleet.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gpufleet.core.catalog.Regions;
+import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.sim.DemoWorkloads;
+import io.gpufleet.sim.SimCluster;
+import io.gpufleet.sim.SimTime;
+import io.gpufleet.sim.aws.AwsStubServer;
+import io.gpufleet.sim.aws.PricingStub;
+import io.gpufleet.sim.aws.SimCapacityAccount;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code gpufleet bench cold [--function F]}: a fresh JVM runs the function's deployment jar
+ * ({@code java -jar F-lambda.jar EVENT}, its LocalInvoke main) on one event, with the JVM flags of
+ * the Lambda java21 runtime for the memory size, inside the CPU share of that size; the servers it
+ * talks to run here, outside. Baseline in the same run: the JVM alone ({@code -version}) with the
+ * same flags in the same share.
+ */
+final class ColdBench {
+  static final long TARGET_MS = 1500;
+  static final long TARGET_JAR_BYTES = 25L * 1024 * 1024;
+
+  private final PrintStream err;
+
+  ColdBench(PrintStream err) {
+    this.err = err;
+  }
+
+  /** What one cold run needs: the event, the environment, and the servers behind them. */
+  interface Scenario extends AutoCloseable {
+    /** Prepares run {@code n} (fresh state where a repeat would find nothing left to do). */
+    Map<String, String> prepare(int n, Path event) throws Exception;
+
+    /** Whether the handler's answer is the outcome the scenario expects. */
+    String status(JsonNode answer);
+
+    String expected();
+
+    @Override
+    void close();
+  }
+
+  Map<String, Object> run(String function, int runs, Confinement share) throws Exception {
+    Path jar = lambdaJar(function);
+    share.announce(err, "cold --function " + function);
+    try (Scenario scenario = scenario(function)) {
+      var coldMs = new ArrayList<Long>();
+      var baselineMs = new ArrayList<Long>();
+      String lastStatus = null;
+      boolean allExpected = true;
+      long warmupMs = -1;
+      // run 0 is not counted: it is the first work of the servers in this JVM (their code is not
+      // compiled yet) and the first read of the jar from disk, neither of which is the function's
+      for (int i = 0; i <= runs; i++) {
+        Path event = Files.createTempFile("gpufleet-cold", ".json");
+        try {
+          var env = scenario.prepare(i, event);
+          var cmd = share.java(List.of("-jar", jar.toString(), event.toString()));
+          var pb =
+              new ProcessBuilder(cmd)
+                  .redirectError(
+                      Boolean.getBoolean("gpufleet.bench.childStderr")
+                          ? ProcessBuilder.Redirect.INHERIT
+                          : ProcessBuilder.Redirect.DISCARD);
+          pb.environment().keySet().removeIf(k -> k.startsWith("AWS_") || k.equals("KUBECONFIG"));
+          pb.environment().remove("OUTCOME_EVENT_BUS");
+          pb.environment().remove("NOTIFY_TOPIC_ARN");
+          pb.environment().remove("SLACK_WEBHOOK_SECRET");
+          pb.environment().remove("SLACK_WEBHOOK_URL");
+          pb.environment().remove("JAVA_TOOL_OPTIONS");
+          pb.environment().put("AWS_REGION", "us-east-1");
+          pb.environment().put("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "" + share.share().memoryMb());
+          pb.environment().put("POWERTOOLS_LOG_LEVEL", "WARN");
+          pb.environment().put("POWERTOOLS_SERVICE_NAME", function);
+          pb.environment().put("POWERTOOLS_METRICS_NAMESPACE", "GpuFleetOps");
+          pb.environment().putAll(env);
+          long start = System.nanoTime();
+          var p = pb.start();
+          String stdout = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+          if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("cold run did not finish within 60 s");
+          }
+          long ms = (System.nanoTime() - start) / 1_000_000;
+          String answer = lastLine(stdout);
+          if (p.exitValue() != 0 || answer.isEmpty()) {
+            throw new IllegalStateException("cold run exited " + p.exitValue() + ": " + stdout);
+          }
+          lastStatus = scenario.status(Json.MAPPER.readTree(answer));
+          if (Boolean.getBoolean("gpufleet.bench.childStderr")) {
+            err.println("bench cold: run " + i + " answered " + answer);
+          }
+          if (!scenario.expected().equals(lastStatus)) {
+            allExpected = false;
+            err.println(
+                "bench cold: run "
+                    + i
+                    + " answered "
+                    + stdout.substring(0, Math.min(stdout.length(), 800)));
+          }
+          if (i == 0) {
+            warmupMs = ms;
+          } else {
+            coldMs.add(ms);
+          }
+        } finally {
+          Files.deleteIfExists(event);
+        }
+        if (i > 0) {
+          baselineMs.add(jvmAlone(share));
+        }
+      }
+      long median = median(coldMs);
+      long jarBytes = Files.size(jar);
+      var r = new LinkedHashMap<String, Object>();
+      r.put("bench", "cold");
+      r.put("function", function);
+      r.put("runs", runs);
+      r.put("java", Runtime.version().toString());
+      r.put("firstEventHandledMsMedian", median);
+      r.put("firstEventHandledMs", coldMs);
+      r.put("uncountedFirstRunMs", warmupMs);
+      r.put("baselineJvmStartMsMedian", median(baselineMs));
+      r.put("status", lastStatus);
+      r.put("expectedStatus", scenario.expected());
+      r.put("jarBytes", jarBytes);
+      r.put("jarMiB", Math.round(jarBytes / 1048576.0 * 100) / 100.0);
+      if (scenario instanceof CostColdScenario cost) {
+        r.put("pricingApiCallsToStub", cost.pricingCalls());
+      }
+      r.put("share", share.describe());
+      r.put("targetMs", TARGET_MS);
+      if (function.equals("interruption-drain")) {
+        r.put("targetMiB", 25);
+      }
+      // the jar size target is the drain's (README): the other functions carry the EC2 SDK
+      boolean jarOk = !function.equals("interruption-drain") || jarBytes <= TARGET_JAR_BYTES;
+      r.put("pass", allExpected && median <= TARGET_MS && jarOk);
+      return r;
+    }
+  }
+
+  /** LocalInvoker prints the handler's answer last (log lines may come before it). */
+  private static String lastLine(String stdout) {
+    String t = stdout.strip();
+    return t.substring(t.lastIndexOf('\n') + 1);
+  }
+
+  private static long jvmAlone(Confinement share) throws Exception {
+    long b0 = System.nanoTime();
+    new ProcessBuilder(share.java(List.of("-version")))
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start()
+        .waitFor();
+    return (System.nanoTime() - b0) / 1_000_000;
+  }
+
+  static long median(List<Long> values) {
+    var sorted = new ArrayList<>(values);
+    sorted.sort(Long::compare);
+    return sorted.get(sorted.size() / 2);
+  }
+
+  private Scenario scenario(String function) throws IOException {
+    return switch (function) {
+      case "interruption-drain" -> drain();
+      case "disruption-schedule" -> schedule();
+      case "capacity-preflight" -> preflight();
+      case "cost-report" -> CostColdScenario.start(err);
+      default -> throw new ConfigException("bench cold --function " + function + ": unknown");
+    };
+  }
+
+  static String first(JsonNode answer, String field) {
+    JsonNode o = answer.isArray() ? answer.path(0) : answer;
+    return o.path(field).asText(null);
+  }
+
+  /** A Spot warning for a 10-pod node of the simulated cluster. */
+  private static Scenario drain() {
+    var time = SimTime.realTime();
+    var cluster = SimCluster.start(time);
+    return new Scenario() {
+      @Override
+      public Map<String, String> prepare(int n, Path event) throws IOException {
+        String instance = BenchCommand.instanceId(900 + n);
+        BenchCommand.seedNode(cluster, "cold-" + n, instance, 10);
+        Files.writeString(event, FixtureEvents.spotJson("cold-" + n, instance, time.now()));
+        return Map.of("CLUSTER_NAME", "bench", "KUBE_API_URL", cluster.url());
+      }
+
+      @Override
+      public String status(JsonNode answer) {
+        return first(answer, "status");
+      }
+
+      @Override
+      public String expected() {
+        return "DRAINED";
+      }
+
+      @Override
+      public void close() {
+        cluster.close();
+      }
+    };
+  }
+
+  /**
+   * The night tick of events/ with the example policy of deploy/policy against the demo NodePools
+   * and workloads, on a fresh cluster each run (so every run writes).
+   */
+  private static Scenario schedule() throws IOException {
+    Path policy = Main.home().resolve("deploy/policy/disruption-schedule.example.yaml");
+    Path tick = Main.home().resolve("events/schedule-tick-night.json");
+    if (!Files.isRegularFile(policy) || !Files.isRegularFile(tick)) {
+      throw new ConfigException("bench cold: needs " + policy + " and " + tick);
+    }
+    String payload = Files.readString(tick);
+    var clusters = new ArrayList<SimCluster>();
+    return new Scenario() {
+      @Override
+      public Map<String, String> prepare(int n, Path event) throws IOException {
+        var cluster = SimCluster.start(SimTime.realTime());
+        clusters.add(cluster);
+        DemoWorkloads.populate(cluster);
+        Files.writeString(event, payload);
+        return Map.of(
+            "CLUSTER_NAME",
+            "bench",
+            "KUBE_API_URL",
+            cluster.url(),
+            "SCHEDULE_POLICY",
+            "file:" + policy);
+      }
+
+      @Override
+      public String status(JsonNode answer) {
+        return first(answer, "status");
+      }
+
+      @Override
+      public String expected() {
+        return "RECONCILED";
+      }
+
+      @Override
+      public void close() {
+        clusters.forEach(SimCluster::close);
+      }
+    };
+  }
+
+  /** The daily plan of events/ against the simulated account (AWS stub, seeded regions). */
+  private static Scenario preflight() throws IOException {
+    Path file = Main.home().resolve("events/preflight-daily-schedule.json");
+    if (!Files.isRegularFile(file)) {
+      throw new ConfigException("bench cold: needs " + file);
+    }
+    JsonNode payload = Json.MAPPER.readTree(Files.readAllBytes(file));
+    var regions = new ArrayList<String>();
+    payload.path("plan").path("regions").forEach(r -> regions.add(r.asText()));
+    var stub = AwsStubServer.start();
+    new SimCapacityAccount(stub)
+        .install()
+        .seedDemo(regions.isEmpty() ? Regions.DEFAULT_ENABLED : regions);
+    var pricing = new PricingStub().withDecoys();
+    stub.on(PricingStub.OPERATION, pricing::answer);
+    return new Scenario() {
+      @Override
+      public Map<String, String> prepare(int n, Path event) throws IOException {
+        var copy = (com.fasterxml.jackson.databind.node.ObjectNode) payload.deepCopy();
+        copy.put("executionId", "cold-" + n + "-" + System.nanoTime());
+        Files.write(event, Json.MAPPER.writeValueAsBytes(copy));
+        return Map.of(
+            "AWS_ENDPOINT_URL", stub.endpoint().toString(),
+            "AWS_ACCESS_KEY_ID", "AKIDBENCH",
+            "AWS_SECRET_ACCESS_KEY", "bench");
+      }
+
+      @Override
+      public String status(JsonNode answer) {
+        String s = first(answer, "status");
+        return s != null ? s : first(answer, "verdict");
+      }
+
+      @Override
+      public String expected() {
+        return "REPORTED";
+      }
+
+      @Override
+      public void close() {
+        stub.close();
+      }
+    };
+  }
+
+  static Path lambdaJar(String function) throws IOException {
+    Path dir = Main.home().resolve("functions/" + function + "/target");
+    try (var s = Files.list(dir)) {
+      return s.filter(p -> p.getFileName().toString().endsWith("-lambda.jar"))
+          .findFirst()
+          .orElseThrow(
+              () ->
+                  new ConfigException(
+                      "bench cold: no Lambda jar in "
+                          + dir
+                          + "; build with ./gpufleet (it builds on first use)"));
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new ConfigException(
+          "bench cold: " + dir + " does not exist; build with ./gpufleet first");
+    }
+  }
+}

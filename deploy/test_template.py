@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Template tier: structural rules of template.yaml that cfn-lint cannot know.
+
+Run by deploy/check-template.sh with the test venv's Python (SAM CLI's YAML loader and its
+AWS::LanguageExtensions expansion, the one `sam build` uses). Exits non-zero naming every breach:
+
+- every function has Errors, Throttles and DestinationDeliveryFailures alarms, every dead-letter
+  queue (any queue a function, rule, schedule or queue redrive dead-letters to) a depth alarm, the 12 quota
+  alarms exist, and every alarm notifies on ALARM and on OK;
+- every EventBridge rule pins `account`; the Health rule takes only upcoming/open;
+- events:PutEvents is conditioned on events:source; every role the scheduler assumes is
+  conditioned on aws:SourceAccount and aws:SourceArn;
+- no function environment holds a secret: no NoEcho parameter, no *WEBHOOK_URL/*TOKEN*/*PASSWORD* value,
+  the Slack webhook only as a Secrets Manager ARN (SLACK_WEBHOOK_SECRET) with read on that one ARN.
+"""
+import re
+import sys
+from pathlib import Path
+
+from samcli.lib.cfn_language_extensions.api import process_template
+from samcli.yamlhelper import yaml_parse
+
+ROOT = Path(__file__).resolve().parent.parent
+problems = []
+
+
+def check(ok, message):
+    if not ok:
+        problems.append(message)
+
+
+def walk(node):
+    yield node
+    if isinstance(node, dict):
+        for v in node.values():
+            yield from walk(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from walk(v)
+
+
+def refs(node):
+    """Logical ids and parameters a node refers to (Ref, GetAtt, Sub)."""
+    out = set()
+    for n in walk(node):
+        if isinstance(n, dict):
+            if isinstance(n.get("Ref"), str):
+                out.add(n["Ref"].split(".")[0])
+            ga = n.get("Fn::GetAtt")
+            if isinstance(ga, list) and ga and isinstance(ga[0], str):
+                out.add(ga[0])
+            elif isinstance(ga, str):
+                out.add(ga.split(".")[0])
+            sub = n.get("Fn::Sub")
+            text = sub if isinstance(sub, str) else sub[0] if isinstance(sub, list) else ""
+            out.update(m.split(".")[0] for m in re.findall(r"\$\{([A-Za-z0-9:.]+)\}", text))
+    return out
+
+
+def statements(role, with_condition=False):
+    for policy in role["Properties"].get("Policies", []):
+        for st in policy["PolicyDocument"]["Statement"]:
+            condition = None
+            if isinstance(st, dict) and "Fn::If" in st:
+                condition, st = st["Fn::If"][0], st["Fn::If"][1]
+            if isinstance(st, dict) and "Effect" in st:
+                yield (condition, st) if with_condition else st
+
+
+def as_list(v):
+    return v if isinstance(v, list) else [v]
+
+
+def main():
+    raw = yaml_parse((ROOT / "template.yaml").read_text())
+    check(
+        "AWS::LanguageExtensions" in as_list(raw.get("Transform")),
+        "Transform must include AWS::LanguageExtensions (alarms are generated with Fn::ForEach)",
+    )
+    t = process_template(raw)
+    params = t.get("Parameters", {})
+    res = t["Resources"]
+    by_type = lambda ty: {k: v for k, v in res.items() if v.get("Type") == ty}
+    functions = by_type("AWS::Serverless::Function")
+    alarms = by_type("AWS::CloudWatch::Alarm")
+    check(len(functions) >= 4, f"expected the four functions, found {sorted(functions)}")
+
+    # ---- alarms ----
+    def alarms_on(namespace, metric, dim_name, target):
+        found = []
+        for name, a in alarms.items():
+            p = a["Properties"]
+            if p.get("Namespace") == namespace and p.get("MetricName") == metric:
+                dims = {d["Name"]: d["Value"] for d in p.get("Dimensions", [])}
+                if dim_name in dims and (target in refs(dims[dim_name]) or dims[dim_name] == target):
+                    found.append(name)
+        return found
+
+    for fn, f in functions.items():
+        for metric in ("Errors", "Throttles", "DestinationDeliveryFailures"):
+            check(alarms_on("AWS/Lambda", metric, "FunctionName", fn),
+                  f"{fn}: no {metric} alarm (add it to Fn::ForEach::FunctionAlarms)")
+        service = f["Properties"].get("Environment", {}).get("Variables", {}).get(
+            "POWERTOOLS_SERVICE_NAME")
+        check(service and alarms_on("GpuFleetOps", "ReportFailures", "Service", service),
+              f"{fn}: no ReportFailures alarm for Service={service}")
+
+    dead_letter_queues = set()
+    for name, r in res.items():
+        for n in walk(r.get("Properties", {})):
+            if isinstance(n, dict):
+                for key in ("DeadLetterConfig", "OnFailure", "RedrivePolicy"):
+                    if isinstance(n.get(key), dict):
+                        target = n[key].get("Arn", n[key].get("Destination",
+                                                              n[key].get("deadLetterTargetArn")))
+                        dead_letter_queues |= {x for x in refs(target) if x in res}
+    check(dead_letter_queues, "found no dead-letter queue at all")
+    for q in sorted(dead_letter_queues):
+        check(res[q]["Type"] == "AWS::SQS::Queue", f"{q}: dead-letter target is not a queue")
+        check(alarms_on("AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", q),
+              f"{q}: dead-letter queue without a depth alarm (add it to Fn::ForEach::DeadLetterAlarms)")
+
+    for metric in ("DeadlineMissed", "EventsFailed"):
+        check(alarms_on("GpuFleetOps", metric, "Service", "interruption-drain"),
+              f"no alarm on the drain's {metric} metric")
+    quota = [n for n in alarms if n.startswith("PreflightQuotaAlarm")]
+    check(len(quota) == 12, f"expected 12 quota alarms, found {len(quota)}")
+
+    for name, a in alarms.items():
+        p = a["Properties"]
+        for key in ("AlarmActions", "OKActions"):
+            targets = refs(p.get(key))
+            # the expansion resolves the !If with parameter defaults: one of the two remains
+            check(targets & {"NotificationTopicArn", "AlarmTopic"},
+                  f"{name}: {key} must notify NotificationTopicArn, else AlarmTopic")
+
+    # ---- rules ----
+    rules = []
+    for fn, f in functions.items():
+        for ev_name, ev in f["Properties"].get("Events", {}).items():
+            if ev["Type"] in ("EventBridgeRule", "CloudWatchEvent"):
+                rules.append((f"{fn}.{ev_name}", ev["Properties"]["Pattern"]))
+    for name, r in by_type("AWS::Events::Rule").items():
+        if "EventPattern" in r["Properties"]:
+            rules.append((name, r["Properties"]["EventPattern"]))
+    check(rules, "found no EventBridge rule")
+    for name, pattern in rules:
+        check(refs(pattern.get("account")) == {"AWS::AccountId"},
+              f"{name}: rule must pin account: [!Ref AWS::AccountId]")
+        if "aws.health" in as_list(pattern.get("source")):
+            check(sorted(pattern.get("detail", {}).get("statusCode", [])) == ["open", "upcoming"],
+                  f"{name}: Health rule must take statusCode [upcoming, open] only")
+
+    # ---- IAM ----
+    # Roles are not generated: read them unexpanded, so no parameter default resolves an !If away.
+    roles = {k: v for k, v in raw["Resources"].items()
+             if isinstance(v, dict) and v.get("Type") == "AWS::IAM::Role"}
+    for name, role in roles.items():
+        for st in statements(role):
+            if "events:PutEvents" in as_list(st.get("Action")):
+                source = st.get("Condition", {}).get("StringEquals", {}).get("events:source")
+                check(isinstance(source, str) and source.startswith("gpufleet."),
+                      f"{name}/{st.get('Sid')}: events:PutEvents without an events:source condition")
+        for st in role["Properties"]["AssumeRolePolicyDocument"]["Statement"]:
+            services = as_list(st.get("Principal", {}).get("Service", []))
+            if "scheduler.amazonaws.com" in services:
+                cond = st.get("Condition", {})
+                check("aws:SourceAccount" in cond.get("StringEquals", {}),
+                      f"{name}: scheduler trust without aws:SourceAccount")
+                check("aws:SourceArn" in {**cond.get("ArnEquals", {}), **cond.get("ArnLike", {})},
+                      f"{name}: scheduler trust without aws:SourceArn")
+    # S3 answers 403 for a missing key unless the caller may list the bucket: every object a role
+    # reads must have its bucket listable under the same condition, so "missing" reads as missing.
+    local = {"Bucket", "Path", "BucketAndKey", "Name"}
+    for name, role in roles.items():
+        sts = list(statements(role, with_condition=True))
+        lists = [(c, st) for c, st in sts
+                 if "s3:ListBucket" in as_list(st.get("Action")) and "Condition" not in st]
+        for cond, st in sts:
+            if "s3:GetObject" not in as_list(st.get("Action")):
+                continue
+            wanted = {r for r in refs(st.get("Resource")) if not r.startswith("AWS::")} - local
+            check(any(c in (None, cond) and wanted & refs(l.get("Resource")) for c, l in lists),
+                  f"{name}/{st.get('Sid')}: reads S3 objects without s3:ListBucket on their bucket"
+                  " (a missing key would answer 403, not 404)")
+    for fn, f in functions.items():
+        for ev_name, ev in f["Properties"].get("Events", {}).items():
+            if ev["Type"] in ("ScheduleV2", "Schedule"):
+                check("RoleArn" in ev["Properties"],
+                      f"{fn}.{ev_name}: schedule without RoleArn gets SAM's unconditioned role")
+
+    # ---- secrets ----
+    no_echo = {k for k, v in params.items() if str(v.get("NoEcho", "false")).lower() == "true"}
+    for fn, f in functions.items():
+        env = f["Properties"].get("Environment", {}).get("Variables", {})
+        for var, value in env.items():
+            check(not (refs(value) & no_echo), f"{fn}: {var} carries a NoEcho parameter")
+            # (a queue URL or endpoint is no secret; a webhook URL embeds its token)
+            check(not re.search(r"(WEBHOOK_URL|TOKEN|PASSWORD|API_KEY|PRIVATE_KEY)", var),
+                  f"{fn}: environment variable {var} looks like a secret; pass a reference")
+        if "SLACK_WEBHOOK_SECRET" in env:
+            check(refs(env["SLACK_WEBHOOK_SECRET"]) == {"SlackWebhookSecret", "AWS::NoValue"},
+                  f"{fn}: SLACK_WEBHOOK_SECRET must be the SlackWebhookSecret reference")
+            role = roles[next(iter(refs(f["Properties"]["Role"])))]
+            reads = [st for st in statements(role)
+                     if as_list(st.get("Action")) == ["secretsmanager:GetSecretValue"]
+                     and refs(st.get("Resource")) == {"SlackWebhookSecret"}]
+            check(len(reads) == 1, f"{fn}: role must read exactly the SlackWebhookSecret ARN")
+    pattern = params.get("SlackWebhookSecret", {}).get("AllowedPattern", "")
+    for bad in ("https://hooks.slack.com/services/T/B/x", "arn:aws:ssm:us-east-1:1:parameter/x",
+                "ssm:/gpufleet/slack", "gpufleet/slack"):
+        check(not re.fullmatch(pattern, bad), f"SlackWebhookSecret accepts {bad!r}")
+    for good in ("",
+                 "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpufleet/slack-AbCdEf"):
+        check(re.fullmatch(pattern, good), f"SlackWebhookSecret refuses {good!r}")
+
+    # ---- concurrency ----
+    drain = raw["Resources"].get("InterruptionDrainFunction", {}).get("Properties", {})
+    check("DrainReservedConcurrency" in refs(drain.get("ReservedConcurrentExecutions")),
+          "the drain's reserved concurrency must come from DrainReservedConcurrency")
+    for fn in ("DisruptionScheduleFunction", "CostReportFunction"):
+        check(functions.get(fn, {}).get("Properties", {}).get("ReservedConcurrentExecutions") == 1,
+              f"{fn}: a singleton needs ReservedConcurrentExecutions: 1")
+
+    if problems:
+        print("template rules: %d problem(s)" % len(problems), file=sys.stderr)
+        for p in problems:
+            print("  - " + p, file=sys.stderr)
+        return 1
+    print(f"template rules: ok ({len(functions)} functions, {len(alarms)} alarms, "
+          f"{len(rules)} rules, {len(dead_letter_queues)} dead-letter queues)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

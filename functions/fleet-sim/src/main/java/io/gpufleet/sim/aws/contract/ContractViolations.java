@@ -1,0 +1,31 @@
+package io.gpufleet.sim.aws.contract;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Every request a test sent that AWS would refuse, since the last {@link #drain()}. The interceptor
+ * refuses such a request (it never reaches the emulator) and records it here, so a test fails even
+ * when the code under test swallows the error (see {@link AwsContractExtension}).
+ */
+public final class ContractViolations {
+  private static final List<ServiceModel.Violation> RECORDED = new ArrayList<>();
+
+  private ContractViolations() {}
+
+  static synchronized void record(List<ServiceModel.Violation> violations) {
+    RECORDED.addAll(violations);
+  }
+
+  /** The violations recorded so far; forgets them (a test that provokes one takes it here). */
+  public static synchronized List<ServiceModel.Violation> drain() {
+    var out = List.copyOf(RECORDED);
+    RECORDED.clear();
+    return out;
+  }
+
+  /** How many requests the interceptor validated in this JVM (0 means it is not registered). */
+  public static long validatedRequests() {
+    return ModelValidationInterceptor.VALIDATED.get();
+  }
+}
