@@ -43,6 +43,7 @@ step() {
 }
 
 step cfn-lint "$CFN_LINT" template.yaml
+step drain-delivery "$VENV/bin/python" deploy/check-drain-delivery.py template.yaml
 step sam-validate "$SAM" validate --lint --template-file template.yaml
 step template-rules "$PYTHON" deploy/test_template.py
 # Every finding not accepted in deploy/checkov-suppressions.yaml (each with its reason) fails.

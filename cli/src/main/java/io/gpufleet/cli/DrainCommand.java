@@ -64,7 +64,14 @@ final class DrainCommand {
             .orElseThrow(
                 () ->
                     new ConfigException(
-                        "drain: --kind must be one of spot-interruption, health-scheduled, state-change, rebalance"));
+                        "drain: --kind must be one of "
+                            + DrainKind.labels()
+                            + " except capacity-block-expiring (it names a reservation)"));
+    if (kind == DrainKind.CAPACITY_BLOCK_EXPIRING) {
+      throw new ConfigException(
+          "drain: --kind capacity-block-expiring names a Capacity Block, not an instance: replay"
+              + " the block's warning with gpufleet invoke interruption-drain FILE");
+    }
     Duration deadline =
         new Settings(
                 args.get("deadline")
@@ -193,6 +200,19 @@ final class DrainCommand {
                   + kind
                   + " comes only from an Auto Scaling lifecycle hook; a manual drain uses"
                   + " spot-interruption, rebalance, state-change or health-scheduled");
+      case CAPACITY_RESERVATION_INTERRUPTION ->
+          envelope.formatted(
+              id,
+              EventDecoder.CR_INTERRUPTION,
+              "aws.ec2",
+              time,
+              "{\"instance-id\":\""
+                  + instance
+                  + "\",\"instance-action\":\"terminate\",\"instance-termination-time\":\""
+                  + now.plus(deadline).truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                  + "\"}");
+      case CAPACITY_BLOCK_EXPIRING ->
+          throw new IllegalArgumentException("a Capacity Block event names no instance");
     };
   }
 

@@ -16,9 +16,16 @@ public final class Main {
 
         simulate                 replay events/ through the real handlers against a simulated
                                  account and cluster (no credentials)   [--json] [--speed N] [--events DIR]
+        invoke FUNCTION FILE...  run payload files through a function's real handler (interruption-drain,
+                                 cost-report, disruption-schedule, capacity-preflight) against the
+                                 simulated account and cluster, each file on a fresh one
+                                 [--shared] [--json] [--rebase] [--speed N] [--policy FILE]
+                                 [--cluster NAME (--kubeconfig [--context C] | --region R)]: a real
+                                 cluster (interruption-drain, disruption-schedule)
         drain                    drain one node of a real cluster now, or show what would happen
                                  --instance ID --cluster NAME [--region R] [--kubeconfig [--context C]]
-                                 [--dry-run] [--kind spot-interruption|health-scheduled|state-change|rebalance]
+                                 [--dry-run] [--kind spot-interruption|health-scheduled|state-change|rebalance|
+                                 capacity-reservation-interruption]
                                  [--deadline 120s] [--json]
         preflight                where does a planned GPU fleet fit: quotas, offerings, Spot scores, prices
                                  per region, ranked   --plan plan.yaml [--regions a,b,c] [--json]
@@ -59,6 +66,7 @@ public final class Main {
       return switch (argv.get(0)) {
         case "simulate" -> new SimulateCommand(out, err).run(rest);
         case "drain" -> new DrainCommand(out, err).run(rest);
+        case "invoke" -> new InvokeCommand(out, err).run(rest);
         case "preflight" -> new PreflightCommand(out, err).run(rest);
         case "cost-report" -> new CostReportCommand(out, err).run(rest);
         case "bench" -> new BenchCommand(out, err).run(rest);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.type.TypeFactory;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.drain.DrainHandler;
@@ -33,15 +34,6 @@ import java.util.stream.Stream;
  * outcome. No credentials, no network beyond loopback, no Docker.
  */
 final class SimulateCommand {
-  private static final Set<String> DRAIN_TYPES =
-      Set.of(
-          "EC2 Spot Instance Interruption Warning",
-          "EC2 Instance Rebalance Recommendation",
-          "EC2 Instance State-change Notification",
-          "AWS Health Event",
-          "EC2 Instance-terminate Lifecycle Action",
-          "EC2 Instance-launch Lifecycle Action");
-
   private final PrintStream out;
   private final PrintStream err;
 
@@ -63,28 +55,132 @@ final class SimulateCommand {
     double speed = args.number("speed", 20, 1, 1000);
     boolean json = args.flag("json");
     List<Path> files = eventFiles(eventsDir);
-    var time = new SimTime(Instant.now(), speed);
-    try (var cluster = SimCluster.start(time);
-        KubernetesClient client = cluster.newClient();
-        var awsStub = io.gpufleet.sim.aws.AwsStubServer.start();
-        var autoScaling =
-            software.amazon.awssdk.services.autoscaling.AutoScalingClient.builder()
-                .region(software.amazon.awssdk.regions.Region.US_EAST_1)
-                .credentialsProvider(
-                    software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
-                            "AKIDSIMULATED", "simulated")))
-                .endpointOverride(awsStub.endpoint())
-                .build()) {
-      // a simulated Auto Scaling group: lifecycle hooks in the samples wait in it until the
-      // drain completes them (or their heartbeat timeout passes)
-      var asg = new io.gpufleet.sim.aws.SimAutoScaling(awsStub, time.clock());
-      var continuations = new ArrayList<String>();
+    var publisher = new Recorders.RecordingPublisher();
+    var notifier = new Recorders.RecordingNotifier();
+    var metrics = new Recorders.RecordingMetrics();
+    // the other functions' simulations read their samples as JSON: only readable files go there
+    var readable = new ArrayList<Path>();
+    for (Path file : files) {
+      if (readObject(file) != null) {
+        readable.add(file);
+      }
+    }
+    try (var cluster = SimCluster.start(new SimTime(Instant.now(), speed));
+        KubernetesClient client = cluster.newClient()) {
       DemoFleet.populate(cluster);
       DemoFleet.populateNodePools(cluster);
-      var publisher = new Recorders.RecordingPublisher();
-      var notifier = new Recorders.RecordingNotifier();
-      var metrics = new Recorders.RecordingMetrics();
+      if (!json) {
+        err.printf(
+            "GPU Fleet Ops simulate: account 123456789012 (us-east-1), cluster %s with %d GPU nodes and %d pods;"
+                + " simulated time runs x%.0f; replaying %d event files from %s, each on a fresh"
+                + " copy of the cluster%n",
+            DemoFleet.CLUSTER,
+            DemoFleet.NODES.size(),
+            DemoFleet.podCount(cluster),
+            speed,
+            files.size(),
+            eventsDir);
+      }
+      var replays = new ArrayList<Replay>();
+      var autoScalingLines = new ArrayList<String>();
+      for (Path file : files) {
+        String name = file.getFileName().toString();
+        JsonNode event = readObject(file);
+        byte[] raw = Files.readAllBytes(file);
+        if (event != null
+            && (BudgetsSimulation.handles(event) || PreflightSimulation.handles(event))) {
+          continue; // replayed by the disruption schedule's / capacity preflight's simulation below
+        }
+        String type = event == null ? "" : event.path("detail-type").asText();
+        if (event != null && !EventDecoder.knows(event.path("source").asText(), type)) {
+          replays.add(new Replay(name, "-", List.of(), "no function handles '" + type + "' yet"));
+          continue;
+        }
+        if (!json) {
+          err.printf("  %s -> interruption-drain ...%n", name);
+        }
+        // every file on a fresh cluster, so samples that reuse an event id do not collide
+        try (var drain = DrainSim.start(speed, metrics, publisher, notifier)) {
+          if (event != null) {
+            drain.asg.holdFor(event, java.time.Duration.ofMinutes(15));
+          }
+          byte[] payload =
+              event == null ? raw : io.gpufleet.sim.SimEvents.rebase(event, drain.time.now());
+          replays.add(new Replay(name, "interruption-drain", invoke(drain.handler, payload), null));
+          if (type.startsWith("EC2 Spot")
+              && replays.stream().noneMatch(r -> r.file().endsWith("(delivered again)"))) {
+            replays.add(
+                new Replay(
+                    name + " (delivered again)",
+                    "interruption-drain",
+                    invoke(drain.handler, payload),
+                    null));
+          }
+          autoScalingLines.addAll(autoScalingLines(drain.asg, drain.continuations));
+        }
+      }
+      var preflight = new PreflightSimulation(err);
+      var preflightReplays = preflight.replay(readable, client, json);
+      if (json) {
+        var all = new ArrayList<Object>();
+        replays.forEach(r -> all.addAll(r.outcomes()));
+        preflightReplays.forEach(r -> all.add(r.outcome()));
+        out.println(Json.writePretty(all));
+      } else {
+        print(replays, metrics, publisher, notifier);
+        printAutoScaling(autoScalingLines);
+        new BudgetsSimulation(out, err).run(readable);
+        preflight.print(preflightReplays, out);
+      }
+      CostSimulation.run(out, err, json);
+      return 0;
+    }
+  }
+
+  /** The file as a JSON object, or null when it is not one (the drain then rejects it). */
+  static JsonNode readObject(Path file) {
+    try {
+      JsonNode node = Json.readPayload(Files.readAllBytes(file));
+      return node != null && node.isObject() ? node : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** The demo fleet on a fresh simulated cluster and the real drain handler over it. */
+  static final class DrainSim implements AutoCloseable {
+    final SimTime time;
+    final SimCluster cluster;
+    final KubernetesClient client;
+    final DrainHandler handler;
+    // a simulated Auto Scaling group: lifecycle hooks in the samples wait in it until the drain
+    // completes them (or their heartbeat timeout passes)
+    final io.gpufleet.sim.aws.AwsStubServer awsStub;
+    final software.amazon.awssdk.services.autoscaling.AutoScalingClient autoScaling;
+    final io.gpufleet.sim.aws.SimAutoScaling asg;
+    final List<String> continuations = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    private DrainSim(
+        double speed,
+        Recorders.RecordingMetrics metrics,
+        Recorders.RecordingPublisher publisher,
+        Recorders.RecordingNotifier notifier) {
+      time = new SimTime(Instant.now(), speed);
+      cluster = SimCluster.start(time);
+      client = cluster.newClient();
+      DemoFleet.populate(cluster);
+      DemoFleet.populateCapacityBlock(cluster);
+      awsStub = io.gpufleet.sim.aws.AwsStubServer.start();
+      autoScaling =
+          software.amazon.awssdk.services.autoscaling.AutoScalingClient.builder()
+              .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+              .credentialsProvider(
+                  software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                      software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
+                          "AKIDSIMULATED", "simulated")))
+              .endpointOverride(awsStub.endpoint())
+              .build();
+      asg = new io.gpufleet.sim.aws.SimAutoScaling(awsStub, time.clock());
       var service =
           DrainWiring.service(
               client,
@@ -96,77 +192,25 @@ final class SimulateCommand {
               time.sleeper(),
               new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(autoScaling),
               (body, delay) -> continuations.add(body));
-      var drain = new DrainHandler(service, metrics, time.clock());
+      handler = new DrainHandler(service, metrics, time.clock());
       // load the client and model classes before the clock matters (simulated time runs fast)
       service.dryRun(DemoFleet.NODES.get(0).instanceId());
-      if (!json) {
-        err.printf(
-            "GPU Fleet Ops simulate: account 123456789012 (us-east-1), cluster %s with %d GPU nodes and %d pods;"
-                + " simulated time runs x%.0f; replaying %d event files from %s%n",
-            DemoFleet.CLUSTER,
-            DemoFleet.NODES.size(),
-            DemoFleet.podCount(cluster),
-            speed,
-            files.size(),
-            eventsDir);
-      }
-      var replays = new ArrayList<Replay>();
-      byte[] firstDrainEvent = null;
-      String firstDrainFile = null;
-      for (Path file : files) {
-        JsonNode event = Json.MAPPER.readTree(Files.readAllBytes(file));
-        String type = event.path("detail-type").asText();
-        if (BudgetsSimulation.handles(event)) {
-          continue;
-        }
-        if (PreflightSimulation.handles(event)) {
-          continue; // replayed by the capacity preflight's simulation below
-        }
-        if (!DRAIN_TYPES.contains(type)) {
-          replays.add(
-              new Replay(
-                  file.getFileName().toString(),
-                  "-",
-                  List.of(),
-                  "no function handles '" + type + "' yet"));
-          continue;
-        }
-        asg.holdFor(event, java.time.Duration.ofMinutes(15));
-        byte[] payload = io.gpufleet.sim.SimEvents.rebase(event, time.now());
-        if (!json) {
-          err.printf("  %s -> interruption-drain ...%n", file.getFileName());
-        }
-        replays.add(
-            new Replay(
-                file.getFileName().toString(), "interruption-drain", invoke(drain, payload), null));
-        if (firstDrainEvent == null && type.startsWith("EC2 Spot")) {
-          firstDrainEvent = payload;
-          firstDrainFile = file.getFileName().toString();
-        }
-      }
-      if (firstDrainEvent != null) {
-        replays.add(
-            new Replay(
-                firstDrainFile + " (delivered again)",
-                "interruption-drain",
-                invoke(drain, firstDrainEvent),
-                null));
-      }
-      var preflight = new PreflightSimulation(err);
-      var preflightReplays = preflight.replay(files, client, json);
-      if (json) {
-        var all = new ArrayList<Object>();
-        replays.forEach(r -> all.addAll(r.outcomes()));
-        preflightReplays.forEach(r -> all.add(r.outcome()));
-        out.println(Json.writePretty(all));
-      } else {
-        print(replays, metrics, publisher, notifier);
-        printAutoScaling(asg, continuations);
-        new BudgetsSimulation(out, err).run(files);
-        preflight.print(preflightReplays, out);
-      }
-      CostSimulation.run(out, err, json);
-      return 0;
+    }
+
+    static DrainSim start(
+        double speed,
+        Recorders.RecordingMetrics metrics,
+        Recorders.RecordingPublisher publisher,
+        Recorders.RecordingNotifier notifier) {
+      return new DrainSim(speed, metrics, publisher, notifier);
+    }
+
+    @Override
+    public void close() {
+      autoScaling.close();
+      awsStub.close();
+      client.close();
+      cluster.close();
     }
   }
 
@@ -281,18 +325,24 @@ final class SimulateCommand {
     out.println("Metrics: " + metrics.snapshot());
   }
 
-  /** What the simulated Auto Scaling group saw: heartbeats and completed lifecycle actions. */
-  private void printAutoScaling(
-      io.gpufleet.sim.aws.SimAutoScaling asg, List<String> continuations) {
-    if (asg.completions().isEmpty() && asg.allPending().isEmpty()) {
+  /** What the simulated Auto Scaling groups saw: heartbeats and completed lifecycle actions. */
+  private void printAutoScaling(List<String> lines) {
+    if (lines.isEmpty()) {
       return;
     }
     out.println();
     out.println("Auto Scaling (simulated) lifecycle actions:");
+    lines.forEach(out::println);
+  }
+
+  /** One replay's lifecycle actions, as lines for {@link #printAutoScaling}. */
+  private static List<String> autoScalingLines(
+      io.gpufleet.sim.aws.SimAutoScaling asg, List<String> continuations) {
+    var lines = new ArrayList<String>();
     for (var c : asg.completions()) {
       long beats =
           asg.heartbeats().stream().filter(h -> h.instanceId().equals(c.instanceId())).count();
-      out.println(
+      lines.add(
           "  CompleteLifecycleAction "
               + c.group()
               + " / "
@@ -307,7 +357,7 @@ final class SimulateCommand {
               + " heartbeat(s)");
     }
     for (var p : asg.allPending()) {
-      out.println(
+      lines.add(
           "  still waiting: "
               + p.group
               + " / "
@@ -318,8 +368,9 @@ final class SimulateCommand {
               + p.timeoutAt());
     }
     if (!continuations.isEmpty()) {
-      out.println("  " + continuations.size() + " drain continuation(s) queued");
+      lines.add("  " + continuations.size() + " drain continuation(s) queued");
     }
+    return lines;
   }
 
   private static String ms(Long v) {

@@ -213,6 +213,49 @@ class MainTest {
           .doesNotContain("REJECTED");
       // the spot warning delivered a second time is the one duplicate
       assertThat(statuses).containsOnlyOnce("DUPLICATE");
+      // a Capacity Reservation interruption and a Capacity Block ending drained their nodes
+      var kinds = new TreeSet<String>();
+      json.forEach(o -> kinds.add(o.path("kind").asText() + "/" + o.path("status").asText()));
+      assertThat(kinds)
+          .anyMatch(
+              k ->
+                  k.equals("capacity-reservation-interruption/DRAINED")
+                      || k.equals("capacity-reservation-interruption/PARTIAL"))
+          .anyMatch(
+              k ->
+                  k.equals("capacity-block-expiring/DRAINED")
+                      || k.equals("capacity-block-expiring/PARTIAL"));
+    }
+
+    @Test
+    void shouldReportABadFileAndReplayTheRestEachOnAFreshCluster() throws Exception {
+      // Given two files reusing one event id for different nodes, and a file that is not JSON
+      Path dir = Files.createTempDirectory("gpufleet-simulate-bad-");
+      Path events = repositoryRoot().resolve("events");
+      Files.copy(events.resolve("spot-interruption-warning.json"), dir.resolve("a-spot.json"));
+      String inference =
+          Files.readString(events.resolve("spot-interruption-warning-inference.json"));
+      String firstId =
+          Json.MAPPER
+              .readTree(events.resolve("spot-interruption-warning.json").toFile())
+              .path("id")
+              .asText();
+      String sameId =
+          inference.replaceFirst("\"id\"\\s*:\\s*\"[^\"]+\"", "\"id\": \"" + firstId + "\"");
+      Files.writeString(dir.resolve("b-spot-same-id.json"), sameId);
+      Files.writeString(dir.resolve("c-broken.json"), "{\"detail-type\": ");
+
+      // When
+      int code = run("simulate", "--json", "--speed", "50", "--events", dir.toString());
+
+      // Then it finishes, names the bad file's rejection, and both warnings drain their nodes
+      assertThat(code).as("stderr: %s", err()).isZero();
+      JsonNode json = Json.MAPPER.readTree(out());
+      List<String> statuses = new ArrayList<>();
+      json.forEach(o -> statuses.add(o.path("status").asText()));
+      assertThat(statuses).contains("REJECTED").doesNotContain("NOT_IN_CLUSTER");
+      assertThat(statuses.stream().filter(st -> st.equals("DRAINED") || st.equals("PARTIAL")))
+          .hasSize(2);
     }
   }
 }

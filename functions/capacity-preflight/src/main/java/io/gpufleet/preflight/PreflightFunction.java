@@ -87,7 +87,7 @@ public final class PreflightFunction {
   public RunOutcome handle(byte[] payload) {
     JsonNode root;
     try {
-      root = payload == null || payload.length == 0 ? null : Json.MAPPER.readTree(payload);
+      root = payload == null || payload.length == 0 ? null : Json.readPayload(payload);
     } catch (IOException e) {
       return rejected(null, "payload is not JSON: " + PreflightService.brief(e));
     }
@@ -135,7 +135,7 @@ public final class PreflightFunction {
       return rejected(
           null,
           "unknown run request field(s) "
-              + unknown
+              + EventDecoder.echo(String.join(", ", unknown))
               + " (known: "
               + new java.util.TreeSet<>(REQUEST_FIELDS)
               + ")");

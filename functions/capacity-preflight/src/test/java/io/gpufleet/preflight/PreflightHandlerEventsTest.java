@@ -214,6 +214,43 @@ class PreflightHandlerEventsTest {
     throw new AssertionError("no " + name + " in " + regions);
   }
 
+  /** The event corpus (peers' fixtures, AWS samples, stray payloads) and the other samples. */
+  static java.util.stream.Stream<String> notAddressedToThePreflight() throws IOException {
+    var names = new ArrayList<String>();
+    try (var files = Files.walk(events())) {
+      files
+          .filter(Files::isRegularFile)
+          .filter(p -> !p.toString().endsWith(".md") && !p.endsWith("corpus.json"))
+          .map(p -> events().relativize(p).toString())
+          .filter(n -> !n.startsWith("quota-alarm-") && !n.equals("preflight-daily-schedule.json"))
+          .forEach(names::add);
+    }
+    assertThat(names).hasSizeGreaterThan(40);
+    return names.stream().sorted();
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.MethodSource("notAddressedToThePreflight")
+  void shouldNeverRunForAPayloadNotAddressedToIt(String file) throws Exception {
+    var o = invoke(Files.readAllBytes(events().resolve(file)));
+
+    assertThat(o.path("status").asText()).as(o.toString()).isIn("REJECTED", "IGNORED");
+    assertThat(o.path("message").asText()).hasSizeLessThan(400);
+    assertThat(saved).isEmpty();
+    assertThat(notifier.sent).isEmpty();
+    assertThat(account.requests()).isEmpty();
+  }
+
+  @Test
+  void shouldRejectARunRequestFollowedByTrailingData() throws Exception {
+    var o =
+        invoke(
+            "{\"regions\":[\"us-east-1\"]} {}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+    assertThat(o.path("status").asText()).isEqualTo("REJECTED");
+    assertThat(saved).isEmpty();
+  }
+
   private JsonNode invoke(byte[] payload) throws IOException {
     var out = new ByteArrayOutputStream();
     handler.handleRequest(

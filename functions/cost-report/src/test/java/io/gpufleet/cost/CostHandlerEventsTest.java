@@ -158,6 +158,60 @@ class CostHandlerEventsTest {
     assertThat(first.outputs().get("html")).contains("reports/sim-gpu-cluster/last-day_");
   }
 
+  /**
+   * The event corpus (peers' fixtures, AWS samples, stray payloads) and the other functions'
+   * samples.
+   */
+  static Stream<String> notAddressedToTheCostReport() throws IOException {
+    Path root = eventsDir().getParent();
+    var names = new java.util.ArrayList<String>();
+    try (var files = Files.walk(root.resolve("corpus"))) {
+      files
+          .filter(Files::isRegularFile)
+          .filter(p -> !p.toString().endsWith(".md") && !p.endsWith("corpus.json"))
+          .forEach(p -> names.add(root.relativize(p).toString()));
+    }
+    try (var files = Files.list(root)) {
+      files
+          .filter(p -> p.toString().endsWith(".json"))
+          .forEach(p -> names.add(root.relativize(p).toString()));
+    }
+    assertThat(names).hasSizeGreaterThan(40);
+    return names.stream().sorted();
+  }
+
+  @ParameterizedTest
+  @MethodSource("notAddressedToTheCostReport")
+  void shouldRejectEveryPayloadNotAddressedToIt(String file) throws Exception {
+    // Given a payload meant for another function, or for none
+    byte[] payload = Files.readAllBytes(eventsDir().getParent().resolve(file));
+
+    // When it reaches the cost report
+    var o = invoke(payload);
+
+    // Then it is rejected with a bounded reason, and nothing is read, written or published
+    assertThat(o.status()).as(o.message()).isEqualTo(CostOutcome.Status.REJECTED);
+    assertThat(o.message()).hasSizeLessThan(300);
+    assertThat(store.keys()).isEmpty();
+    assertThat(publisher.published).isEmpty();
+  }
+
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(
+      strings = {
+        "{\"detail\":{\"window\":\"mtd\"}}",
+        "{\"action\":\"report\",\"window\":\"mtd\",\"dryRun\":true}",
+        "{\"window\":7}",
+        "{\"window\":\"mtd\"}{\"window\":\"mtd\"}",
+        "{\"window\":\"mtd\"} x"
+      })
+  void shouldRejectWhatIsNotADocumentedRequest(String payload) throws Exception {
+    var o = invoke(payload.getBytes(StandardCharsets.UTF_8));
+
+    assertThat(o.status()).isEqualTo(CostOutcome.Status.REJECTED);
+    assertThat(store.keys()).isEmpty();
+  }
+
   @Test
   void aMalformedPayloadIsRejectedWithoutWritingAnything() throws Exception {
     var o = invoke("{\"action\":\"delete-everything\"}".getBytes(StandardCharsets.UTF_8));

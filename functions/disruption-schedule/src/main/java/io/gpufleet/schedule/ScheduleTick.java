@@ -34,15 +34,19 @@ public record ScheduleTick(
 
   public record Rejected(String reason) implements Decoded {}
 
+  private static String echo(String text) {
+    return io.gpufleet.core.event.EventDecoder.echo(text);
+  }
+
   public static Decoded decode(byte[] payload) {
     if (payload == null || payload.length == 0) {
       return new Rejected("empty payload");
     }
     JsonNode root;
     try {
-      root = Json.MAPPER.readTree(payload);
+      root = Json.readPayload(payload);
     } catch (java.io.IOException e) {
-      return new Rejected("not JSON: " + e.getMessage().lines().findFirst().orElse(""));
+      return new Rejected("not JSON: " + echo(e.getMessage().lines().findFirst().orElse("")));
     }
     if (root == null || !root.isObject()) {
       return new Rejected("payload is not a JSON object");
@@ -50,11 +54,11 @@ public record ScheduleTick(
     if (!DETAIL_TYPE.equals(root.path("detail-type").asText())
         || !SOURCE.equals(root.path("source").asText())) {
       return new Rejected(
-          "not a schedule tick: source '"
-              + root.path("source").asText()
-              + "' detail-type '"
-              + root.path("detail-type").asText()
-              + "' (expected "
+          "not a schedule tick: source "
+              + echo(root.path("source").asText())
+              + " detail-type "
+              + echo(root.path("detail-type").asText())
+              + " (expected "
               + SOURCE
               + " / "
               + DETAIL_TYPE
@@ -63,23 +67,24 @@ public record ScheduleTick(
     JsonNode d = root.path("detail");
     String arn = d.path("scheduleArn").asText("");
     if (!arn.startsWith("arn:") || !arn.contains(":scheduler:")) {
-      return new Rejected("detail.scheduleArn '" + arn + "' is not an EventBridge Scheduler ARN");
+      return new Rejected(
+          "detail.scheduleArn " + echo(arn) + " is not an EventBridge Scheduler ARN");
     }
     Instant scheduled;
     try {
       scheduled = Instant.parse(d.path("scheduledTime").asText(""));
     } catch (DateTimeParseException e) {
       return new Rejected(
-          "detail.scheduledTime '"
-              + d.path("scheduledTime").asText()
-              + "' is not an RFC 3339 time");
+          "detail.scheduledTime "
+              + echo(d.path("scheduledTime").asText())
+              + " is not an RFC 3339 time");
     }
     int attempt = 1;
     String attemptText = d.path("attemptNumber").asText("1");
     try {
       attempt = Integer.parseInt(attemptText);
     } catch (NumberFormatException e) {
-      return new Rejected("detail.attemptNumber '" + attemptText + "' is not a number");
+      return new Rejected("detail.attemptNumber " + echo(attemptText) + " is not a number");
     }
     JsonNode dry = d.path("dryRun");
     if (!dry.isMissingNode() && !dry.isNull() && !dry.isBoolean()) {

@@ -123,6 +123,60 @@ class ScheduleHandlerEventsTest {
     return objects.require(kind, ns, name).at("/spec/replicas").asInt();
   }
 
+  /** The event corpus (peers' fixtures, AWS samples, stray payloads) and every other sample. */
+  static Stream<String> notAddressedToTheSchedule() throws IOException {
+    Path events = root().resolve("events");
+    var names = new java.util.ArrayList<String>();
+    try (var files = Files.walk(events)) {
+      files
+          .filter(Files::isRegularFile)
+          .filter(p -> !p.toString().endsWith(".md") && !p.endsWith("corpus.json"))
+          .filter(
+              p ->
+                  !p.toString().endsWith(".json")
+                      || !readLenient(p)
+                          .path("detail-type")
+                          .asText()
+                          .equals(ScheduleTick.DETAIL_TYPE))
+          .forEach(p -> names.add(events.relativize(p).toString()));
+    }
+    assertThat(names).hasSizeGreaterThan(40);
+    return names.stream().sorted();
+  }
+
+  static JsonNode readLenient(Path p) {
+    try {
+      return Json.MAPPER.readTree(Files.readAllBytes(p));
+    } catch (IOException e) {
+      return Json.MAPPER.nullNode();
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("notAddressedToTheSchedule")
+  void shouldRejectEveryPayloadNotAddressedToIt(String file) throws IOException {
+    cluster.clearRequests();
+
+    var o = invoke(Files.readAllBytes(root().resolve("events").resolve(file)));
+
+    assertThat(o.status()).as(o.message()).isEqualTo(Status.REJECTED);
+    assertThat(o.message()).hasSizeLessThan(300);
+    assertThat(cluster.requests()).isEmpty();
+    assertThat(publisher.published).isEmpty();
+  }
+
+  @Test
+  void shouldRejectATickFollowedByTrailingData() throws IOException {
+    byte[] tick = Files.readAllBytes(file("schedule-tick-night.json"));
+    byte[] twice =
+        (new String(tick, StandardCharsets.UTF_8) + " {}").getBytes(StandardCharsets.UTF_8);
+
+    var o = invoke(twice);
+
+    assertThat(o.status()).isEqualTo(Status.REJECTED);
+    assertThat(o.message()).startsWith("not JSON");
+  }
+
   @Test
   void shouldFindBothScheduleTicksInEvents() throws IOException {
     assertThat(ticks().map(p -> p.getFileName().toString()))

@@ -103,7 +103,19 @@ public final class DemoFleet {
               "ng-gpu-dra",
               4));
 
+  /** The Capacity Block the demo's p5 On-Demand node runs in ({@link #populateCapacityBlock}). */
+  public static final String CAPACITY_BLOCK = "cr-0a1b2c3d4e5f60012";
+
   private DemoFleet() {}
+
+  /**
+   * Labels the p5 On-Demand node as Karpenter labels a node launched into a Capacity Block ({@code
+   * karpenter.k8s.aws/capacity-reservation-id}), so a Capacity Block expiration warning for {@link
+   * #CAPACITY_BLOCK} finds it.
+   */
+  public static void populateCapacityBlock(SimCluster cluster) {
+    cluster.label(NODES.get(1).name(), "karpenter.k8s.aws/capacity-reservation-id", CAPACITY_BLOCK);
+  }
 
   /** Seeds the cluster and sets realistic pod termination times and replacement behaviour. */
   public static void populate(SimCluster cluster) {

@@ -187,6 +187,19 @@ public final class SimCluster implements AutoCloseable {
     return new SimObjects(dispatcher);
   }
 
+  /** Sets one label on a node (a merge patch, not subject to latency or faults). */
+  public void label(String node, String key, String value) {
+    var response =
+        dispatcher.internal(
+            HttpMethod.PATCH,
+            "/api/v1/nodes/" + node,
+            Serialization.asJson(Map.of("metadata", Map.of("labels", Map.of(key, value)))));
+    if (response.code() >= 300) {
+      throw new IllegalStateException(
+          "labelling node " + node + " failed: " + response.getBody().readUtf8());
+    }
+  }
+
   public void deleteNode(String name) {
     dispatcher.internal(HttpMethod.DELETE, "/api/v1/nodes/" + name, null);
   }

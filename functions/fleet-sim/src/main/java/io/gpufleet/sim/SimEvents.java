@@ -21,6 +21,19 @@ public final class SimEvents {
   public static byte[] rebase(JsonNode event, Instant now) throws IOException {
     var copy = (ObjectNode) event.deepCopy();
     copy.put("time", now.truncatedTo(ChronoUnit.SECONDS).toString());
+    Instant was = parsedOrNull(event.path("time").asText(""));
+    var original = copy.path("detail");
+    // keep how far ahead of the event a Capacity Reservation's termination or a Capacity Block's
+    // end lies
+    for (String field : new String[] {"instance-termination-time", "end-date"}) {
+      Instant at = parsedOrNull(original.path(field).asText(""));
+      if (was != null && at != null) {
+        ((ObjectNode) original)
+            .put(
+                field,
+                now.truncatedTo(ChronoUnit.SECONDS).plus(Duration.between(was, at)).toString());
+      }
+    }
     if (copy.path("detail").has("startTime")) {
       var rfc1123 = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
       var detail = (ObjectNode) copy.get("detail");
@@ -28,5 +41,13 @@ public final class SimEvents {
       detail.put("endTime", rfc1123.format(now.plus(Duration.ofHours(4))));
     }
     return Json.MAPPER.writeValueAsBytes(copy);
+  }
+
+  private static Instant parsedOrNull(String text) {
+    try {
+      return text.isBlank() ? null : Instant.parse(text);
+    } catch (java.time.format.DateTimeParseException e) {
+      return null;
+    }
   }
 }

@@ -16,6 +16,12 @@ public interface ClusterPort {
   /** The node whose spec.providerID is aws:///&lt;az&gt;/&lt;instanceId&gt;, if any. */
   Optional<NodeInfo> findNodeByInstanceId(String instanceId);
 
+  /** The label Karpenter puts on nodes launched into a Capacity Reservation or Capacity Block. */
+  String CAPACITY_RESERVATION_LABEL = "karpenter.k8s.aws/capacity-reservation-id";
+
+  /** Nodes labelled {@link #CAPACITY_RESERVATION_LABEL}={@code reservationId}. */
+  List<NodeInfo> nodesInCapacityReservation(String reservationId);
+
   Optional<NodeInfo> getNode(String name);
 
   /** True when the node exists and its Ready condition is True. */

@@ -3,6 +3,7 @@ package io.gpufleet.drain;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.gpufleet.core.event.EventDecoder;
+import io.gpufleet.core.event.LifecycleEvents;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.outcome.MetricsSink;
 import java.io.IOException;
@@ -13,14 +14,18 @@ import java.time.Duration;
 import java.time.Instant;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 
-/** Lambda entry: decode, hand to the service, answer with the outcomes, flush metrics. */
+/**
+ * Lambda entry: decode, hand to the service, answer with the outcomes, flush metrics. Takes an
+ * EventBridge event directly or an SQS batch of them ({@link SqsBatch}): a batch is answered with
+ * {@code batchItemFailures} naming only the messages to retry.
+ */
 public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
   static final Duration REPORT_RESERVE = Duration.ofSeconds(5);
 
   /** EMF metric: an event this invocation could not handle (it throws, so Lambda retries). */
   static final String EVENTS_FAILED = "EventsFailed";
 
-  private final EventDecoder decoder = new EventDecoder();
+  private final EventDecoder decoder;
   private final DrainService service;
   private final MetricsSink metrics;
   private final Clock clock;
@@ -58,6 +63,7 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
     this.metrics = metrics;
     this.clock = clock;
     this.resources = resources;
+    this.decoder = new EventDecoder(clock, System.getenv("AWS_REGION"));
   }
 
   @Override
@@ -67,16 +73,21 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
     Instant hardStop =
         clock.instant().plusMillis(context.getRemainingTimeInMillis()).minus(REPORT_RESERVE);
     try {
-      Object answer =
+      var batch = SqsBatch.parse(payload);
+      if (batch.isPresent()) {
+        var result =
+            PowertoolsLogging.withLogging(context, () -> handleBatch(batch.get(), hardStop));
+        if (!result.failed().isEmpty()) {
+          // each left for SQS to redeliver (then the dead-letter queue)
+          metrics.add(EVENTS_FAILED, result.failed().size(), MetricsSink.Unit.COUNT);
+        }
+        output.write(Json.MAPPER.writeValueAsBytes(result.response()));
+        return;
+      }
+      var outcomes =
           PowertoolsLogging.withLogging(
-              context,
-              () -> {
-                var root = sqsBatchOrNull(payload);
-                return root != null
-                    ? SqsBatch.handle(root, decoder, service, hardStop)
-                    : service.handle(decoder.decode(payload), hardStop);
-              });
-      output.write(Json.MAPPER.writeValueAsBytes(answer));
+              context, () -> service.handle(decodeDirect(payload), hardStop));
+      output.write(Json.MAPPER.writeValueAsBytes(outcomes));
     } catch (RuntimeException | IOException e) {
       // Lambda retries and then dead-letters the event; the metric lets an alarm say so at once.
       metrics.add(EVENTS_FAILED, 1, MetricsSink.Unit.COUNT);
@@ -86,17 +97,67 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
     }
   }
 
-  /** The parsed payload when it is an SQS event source mapping's batch, else null. */
-  private static com.fasterxml.jackson.databind.JsonNode sqsBatchOrNull(byte[] payload) {
-    if (payload.length < 12 || payload.length > 8 * 1024 * 1024) {
-      return null;
+  /**
+   * A direct invocation: an EventBridge event, or Auto Scaling's own lifecycle message (also inside
+   * an SNS notification), read as {@link LifecycleEvents#decodeSqsBody} reads an SQS body, so a
+   * payload gives the same outcome whichever way it came.
+   */
+  private io.gpufleet.core.event.DecodeResult decodeDirect(byte[] payload) {
+    if (payload.length == 0 || payload.length > 256 * 1024) {
+      return decoder.decode(payload); // the decoder words the rejection
     }
-    try {
-      var root = Json.MAPPER.readTree(payload);
-      return SqsBatch.isBatch(root) ? root : null;
-    } catch (IOException e) {
-      return null; // the decoder words the rejection
+    return LifecycleEvents.decodeSqsBody(
+        new String(payload, java.nio.charset.StandardCharsets.UTF_8),
+        System.getenv("AWS_REGION"),
+        decoder);
+  }
+
+  /**
+   * Every message of an SQS batch at once (one virtual thread each, so a batch of warnings for
+   * different nodes drains them side by side). Each body is decoded by {@link
+   * io.gpufleet.core.event.LifecycleEvents#decodeSqsBody}: an EventBridge envelope (generic queue,
+   * or the drain's own lifecycle continuation) or Auto Scaling's direct/SNS-wrapped message
+   * (lifecycle queue). A message whose handling threw (the cluster was unreachable) is reported for
+   * retry; a rejected or handled one is not, so it is deleted.
+   */
+  public SqsBatch.Result handleBatch(SqsBatch batch, Instant hardStop) {
+    var outcomes = new java.util.ArrayList<java.util.List<io.gpufleet.drain.model.DrainOutcome>>();
+    var failed = new java.util.ArrayList<String>();
+    try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+      var futures =
+          new java.util.ArrayList<
+              java.util.concurrent.Future<java.util.List<io.gpufleet.drain.model.DrainOutcome>>>();
+      for (SqsBatch.Message m : batch.messages()) {
+        futures.add(
+            pool.submit(
+                () ->
+                    service.handle(
+                        LifecycleEvents.decodeSqsBody(
+                            new String(m.body(), java.nio.charset.StandardCharsets.UTF_8),
+                            m.awsRegion(),
+                            decoder),
+                        hardStop)));
+      }
+      for (int i = 0; i < futures.size(); i++) {
+        var message = batch.messages().get(i);
+        try {
+          outcomes.add(futures.get(i).get());
+        } catch (java.util.concurrent.ExecutionException e) {
+          failed.add(message.messageId());
+          outcomes.add(java.util.List.of());
+          org.slf4j.LoggerFactory.getLogger(DrainHandler.class)
+              .warn(
+                  "SQS message {} will be retried: {}",
+                  message.messageId(),
+                  e.getCause().toString());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          failed.add(message.messageId());
+          outcomes.add(java.util.List.of());
+        }
+      }
     }
+    return new SqsBatch.Result(batch, outcomes, failed);
   }
 
   /**

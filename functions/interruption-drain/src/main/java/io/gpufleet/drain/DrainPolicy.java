@@ -31,23 +31,47 @@ public final class DrainPolicy {
   public record Plan(DrainKind kind, Set<Action> actions, Instant deadline, String deadlineBasis) {}
 
   /**
-   * The deadline: Spot = event time + 120 s − margin; Health = scheduled start − margin; every kind
-   * bounded by {@code hardStop} (the function's own time limit less a reporting reserve).
+   * The deadline: Spot = event time + 120 s − margin (a hibernation gives no notice: event time);
+   * Capacity Reservation = the event's instance-termination-time − margin, else like Spot; Capacity
+   * Block = 30 minutes before its end date (when EC2 starts terminating) − margin; Health =
+   * scheduled start − margin (now when the event gives none); every kind bounded by {@code
+   * hardStop} (the function's own time limit less a reporting reserve).
    */
   public Plan plan(FleetEvent.InstanceEvent event, Instant hardStop) {
     DrainKind kind = DrainKind.of(event);
     Set<Action> actions = settings.actions().getOrDefault(kind, Set.of());
     Duration margin = settings.deadlineMargin();
+    String less = " - " + margin.toSeconds() + "s margin";
     Instant wanted;
     String basis;
     switch (event) {
+      case FleetEvent.SpotInterruption s when "hibernate".equals(s.instanceAction()) -> {
+        wanted = s.meta().time();
+        basis = "spot hibernation starts at the event time (no two-minute notice)";
+      }
       case FleetEvent.SpotInterruption s -> {
         wanted = s.meta().time().plus(DrainSettings.SPOT_NOTICE).minus(margin);
-        basis = "spot notice: event time + 120s - " + margin.toSeconds() + "s margin";
+        basis = "spot notice: event time + 120s" + less;
+      }
+      case FleetEvent.CapacityReservationInterruption c when c.terminationTime() != null -> {
+        wanted = c.terminationTime().minus(margin);
+        basis = "capacity reservation instance-termination-time" + less;
+      }
+      case FleetEvent.CapacityReservationInterruption c -> {
+        wanted = c.meta().time().plus(DrainSettings.SPOT_NOTICE).minus(margin);
+        basis = "capacity reservation notice: event time + 120s" + less;
+      }
+      case FleetEvent.CapacityBlockExpiring b -> {
+        wanted = b.terminationsStart().minus(margin);
+        basis = "capacity block terminations start (end date - 30m)" + less;
+      }
+      case FleetEvent.HealthScheduledChange h when h.startTime() == null -> {
+        wanted = hardStop;
+        basis = "AWS Health event without a start time: act now";
       }
       case FleetEvent.HealthScheduledChange h -> {
         wanted = h.startTime().minus(margin);
-        basis = "AWS Health scheduled start - " + margin.toSeconds() + "s margin";
+        basis = "AWS Health scheduled start" + less;
       }
       default -> {
         wanted = hardStop;

@@ -90,14 +90,15 @@ public final class DrainService {
           case DecodeResult.Rejected r ->
               List.of(
                   DrainOutcome.simple(
-                      r.eventId(),
-                      null,
-                      null,
-                      settings.clusterName(),
-                      null,
-                      Status.REJECTED,
-                      r.reason(),
-                      received));
+                          r.eventId(),
+                          null,
+                          null,
+                          settings.clusterName(),
+                          null,
+                          Status.REJECTED,
+                          r.reason(),
+                          received)
+                      .withRegion(r.region()));
           case DecodeResult.Decoded d -> handle(d.event(), hardStop);
         };
     if (decoded instanceof DecodeResult.Rejected) {
@@ -108,22 +109,26 @@ public final class DrainService {
 
   public List<DrainOutcome> handle(FleetEvent event, Instant hardStop) {
     Instant received = clock.instant();
+    if (event instanceof FleetEvent.CapacityBlockExpiring block && block.instanceIds().isEmpty()) {
+      return handleCapacityBlock(block, received, hardStop);
+    }
     if (!(event instanceof FleetEvent.InstanceEvent ie)) {
       var outcome =
           DrainOutcome.simple(
-              event.meta().id(),
-              null,
-              null,
-              settings.clusterName(),
-              null,
-              Status.NO_ACTION,
-              event instanceof FleetEvent.Unsupported u ? u.why() : "not an instance event",
-              received);
+                  event.meta().id(),
+                  null,
+                  null,
+                  settings.clusterName(),
+                  null,
+                  Status.NO_ACTION,
+                  event instanceof FleetEvent.Unsupported u ? u.why() : "not an instance event",
+                  received)
+              .withRegion(event.meta().region());
       reporter.report(outcome);
       return List.of(outcome);
     }
     if (ie instanceof FleetEvent.LifecycleAction action) {
-      var outcome =
+      DrainOutcome outcome =
           lifecycle == null
               ? simple(
                   action,
@@ -133,6 +138,7 @@ public final class DrainService {
                   "no Auto Scaling client configured: lifecycle hooks are not handled here",
                   received)
               : lifecycle.handle(action, received, hardStop);
+      outcome = outcome.withRegion(action.meta().region());
       reporter.report(outcome);
       return List.of(outcome);
     }
@@ -161,11 +167,49 @@ public final class DrainService {
     }
   }
 
+  /**
+   * A Capacity Block names a reservation, not instances: its nodes are the ones Karpenter labelled
+   * with that reservation id; each is then drained like any other instance of the event.
+   */
+  private List<DrainOutcome> handleCapacityBlock(
+      FleetEvent.CapacityBlockExpiring block, Instant received, Instant hardStop) {
+    var ids = new ArrayList<String>();
+    for (NodeInfo node : cluster.nodesInCapacityReservation(block.capacityReservationId())) {
+      String pid = node.providerId();
+      if (pid != null && pid.lastIndexOf('/') >= 0) {
+        ids.add(pid.substring(pid.lastIndexOf('/') + 1));
+      }
+    }
+    if (ids.isEmpty()) {
+      var outcome =
+          DrainOutcome.simple(
+                  block.meta().id(),
+                  DrainKind.CAPACITY_BLOCK_EXPIRING.label(),
+                  null,
+                  settings.clusterName(),
+                  null,
+                  Status.NOT_IN_CLUSTER,
+                  "no node of cluster "
+                      + settings.clusterName()
+                      + " runs in capacity block "
+                      + block.capacityReservationId()
+                      + " (label "
+                      + ClusterPort.CAPACITY_RESERVATION_LABEL
+                      + ")",
+                  received)
+              .withRegion(block.meta().region());
+      reporter.report(outcome);
+      return List.of(outcome);
+    }
+    return handle(block.withInstances(ids), hardStop);
+  }
+
   private DrainOutcome handleInstance(
       FleetEvent.InstanceEvent event, String instanceId, Instant received, Instant hardStop) {
     DrainOutcome outcome;
     try {
-      outcome = drainInstance(event, instanceId, received, hardStop);
+      outcome =
+          drainInstance(event, instanceId, received, hardStop).withRegion(event.meta().region());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while draining " + instanceId, e);
@@ -177,6 +221,19 @@ public final class DrainService {
   private DrainOutcome drainInstance(
       FleetEvent.InstanceEvent event, String instanceId, Instant received, Instant hardStop)
       throws InterruptedException {
+    if (event instanceof FleetEvent.InstanceStateChange change && !change.actionable()) {
+      return simple(
+          event,
+          instanceId,
+          null,
+          Status.NO_ACTION,
+          "instance is "
+              + (change.state().isEmpty() ? "in an unnamed state" : "'" + change.state() + "'")
+              + ": nothing to do (acting on "
+              + new java.util.TreeSet<>(FleetEvent.InstanceStateChange.ACTIONABLE)
+              + ")",
+          received);
+    }
     DrainPolicy.Plan plan = policy.plan(event, hardStop);
     if (plan.actions().isEmpty()) {
       return simple(
@@ -231,21 +288,19 @@ public final class DrainService {
     DrainKind kind = plan.kind();
     Optional<NodeInfo> found = cluster.findNodeByInstanceId(instanceId);
     if (found.isEmpty()) {
-      return kind == DrainKind.STATE_CHANGE
-          ? simple(
-              event,
-              instanceId,
-              null,
-              Status.NODE_GONE,
-              "no node for this instance any more: nothing left to drain",
-              received)
-          : simple(
-              event,
-              instanceId,
-              null,
-              Status.NOT_IN_CLUSTER,
-              "no node of cluster " + settings.clusterName() + " has providerID .../" + instanceId,
-              received);
+      return simple(
+          event,
+          instanceId,
+          null,
+          Status.NOT_IN_CLUSTER,
+          "no node of cluster "
+              + settings.clusterName()
+              + " has providerID .../"
+              + instanceId
+              + (kind == DrainKind.STATE_CHANGE
+                  ? " (another cluster's instance, or its node is already gone)"
+                  : ""),
+          received);
     }
     NodeInfo node = found.get();
     String excluded = policy.exclusion(node);
@@ -253,25 +308,27 @@ public final class DrainService {
       return simple(event, instanceId, node.name(), Status.EXCLUDED, excluded, received);
     }
     boolean drain = plan.actions().contains(Action.DRAIN);
-    var marker =
-        new DrainMarker(
-            eventId,
-            kind.label(),
-            drain ? DrainMarker.State.IN_PROGRESS : DrainMarker.State.DONE,
-            plan.deadline().plus(CLAIM_GRACE));
+    var claimState = drain ? DrainMarker.State.IN_PROGRESS : DrainMarker.State.DONE;
+    Instant claimUntil = plan.deadline().plus(CLAIM_GRACE);
+    DrainMarker marker;
     for (int attempt = 1; ; attempt++) {
       Optional<DrainMarker> existing = DrainMarker.read(node.annotations());
       if (existing.isPresent() && existing.get().blocks(eventId, clock.instant())) {
+        boolean done =
+            existing.get().recent().contains(eventId)
+                || existing.get().state() == DrainMarker.State.DONE;
         return simple(
             event,
             instanceId,
             node.name(),
             Status.DUPLICATE,
-            "event already "
-                + (existing.get().state() == DrainMarker.State.DONE ? "handled" : "being handled")
-                + " for this node",
+            "event already " + (done ? "handled" : "being handled") + " for this node",
             received);
       }
+      marker =
+          existing
+              .map(e -> e.next(eventId, kind.label(), claimState, claimUntil))
+              .orElseGet(() -> new DrainMarker(eventId, kind.label(), claimState, claimUntil));
       if (cluster.patchNode(node, policy.claim(plan, node, marker))) {
         break;
       }
@@ -322,7 +379,7 @@ public final class DrainService {
       release(node.name(), marker);
       throw e;
     }
-    var finished = new DrainMarker(eventId, kind.label(), DrainMarker.State.DONE, marker.until());
+    var finished = marker.with(DrainMarker.State.DONE);
     patchMarker(node.name(), finished);
     return outcome(event, instanceId, node.name(), plan, selection, result, received, cordoned);
   }
@@ -546,10 +603,7 @@ public final class DrainService {
   /** Best effort: lets Lambda's retry of this event take over at once instead of waiting. */
   private void release(String nodeName, DrainMarker marker) {
     try {
-      patchMarker(
-          nodeName,
-          new DrainMarker(
-              marker.eventId(), marker.kind(), DrainMarker.State.FAILED, marker.until()));
+      patchMarker(nodeName, marker.with(DrainMarker.State.FAILED));
     } catch (RuntimeException ignored) {
       // the cluster is what failed; the claim then expires at marker.until()
     }

@@ -17,7 +17,9 @@ import java.util.Set;
  * <ul>
  *   <li>{@code DRAIN_ACTIONS}: per kind, e.g. {@code
  *       spot-interruption=taint+cordon+drain;rebalance=taint+cordon;state-change=cordon+drain}
- *       (kinds not named keep their defaults; {@code none} disables a kind)
+ *       (kinds not named keep their defaults; {@code none} disables a kind; also {@code
+ *       health-scheduled}, {@code capacity-reservation-interruption}, {@code
+ *       capacity-block-expiring})
  *   <li>{@code DRAIN_DEADLINE_MARGIN} (default 10s): stop before the two-minute notice ends
  *   <li>{@code DRAIN_SKIP_DAEMONSETS} (default true)
  *   <li>{@code DRAIN_FORCE_DELETE} (default false): force-delete what is left just before the
@@ -226,6 +228,11 @@ public record DrainSettings(
     map.put(DrainKind.STATE_CHANGE, EnumSet.of(Action.CORDON, Action.DRAIN));
     map.put(DrainKind.ASG_TERMINATE, EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN));
     map.put(DrainKind.ASG_LAUNCH, EnumSet.noneOf(Action.class));
+    map.put(
+        DrainKind.CAPACITY_RESERVATION_INTERRUPTION,
+        EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN));
+    map.put(
+        DrainKind.CAPACITY_BLOCK_EXPIRING, EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN));
     return map;
   }
 
@@ -288,11 +295,7 @@ public record DrainSettings(
                           "DRAIN_ACTIONS names unknown kind '"
                               + kindName
                               + "' (known: "
-                              + String.join(
-                                  ", ",
-                                  java.util.Arrays.stream(DrainKind.values())
-                                      .map(DrainKind::label)
-                                      .toList())
+                              + DrainKind.labels()
                               + ")"));
       var actions = EnumSet.noneOf(Action.class);
       String list = kv[1].trim().toLowerCase(Locale.ROOT);

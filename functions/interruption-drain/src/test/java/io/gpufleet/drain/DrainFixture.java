@@ -58,6 +58,45 @@ final class DrainFixture implements AutoCloseable {
             .formatted(id, time.now(), instance, instance));
   }
 
+  FleetEvent spot(String id, String instance, String action) {
+    return decode(
+        """
+        {"version":"0","id":"%s","detail-type":"EC2 Spot Instance Interruption Warning",
+         "source":"aws.ec2","account":"123456789012","time":"%s","region":"us-east-1",
+         "resources":["arn:aws:ec2:us-east-1a:instance/%s"],
+         "detail":{"instance-id":"%s","instance-action":"%s"}}
+        """
+            .formatted(id, time.now(), instance, instance, action));
+  }
+
+  /** EC2 user guide shape (monitor-interruptible-cr.html); termination time null = omitted. */
+  FleetEvent capacityReservationInterruption(String id, String instance, Instant terminates) {
+    return decode(
+        """
+        {"version":"0","id":"%s","detail-type":"EC2 Capacity Reservation Instance Interruption Warning",
+         "source":"aws.ec2","account":"123456789012","time":"%s","region":"us-east-1",
+         "resources":["arn:aws:ec2:us-east-1:123456789012:instance/%s"],
+         "detail":{"instance-id":"%s","instance-action":"terminate"%s,"azId":"use1-az1"}}
+        """
+            .formatted(
+                id,
+                time.now(),
+                instance,
+                instance,
+                terminates == null ? "" : ",\"instance-termination-time\":\"" + terminates + "\""));
+  }
+
+  FleetEvent capacityBlockExpiring(String id, String reservation, Instant endDate) {
+    return decode(
+        """
+        {"version":"0","id":"%s","detail-type":"Capacity Block Expiration Warning",
+         "source":"aws.ec2","account":"123456789012","time":"%s","region":"us-east-1",
+         "resources":["arn:aws:ec2:us-east-1:123456789012:capacity-reservation/%s"],
+         "detail":{"capacity-reservation-id":"%s","end-date":"%s"}}
+        """
+            .formatted(id, time.now(), reservation, reservation, endDate));
+  }
+
   FleetEvent rebalance(String id, String instance) {
     return decode(
         """

@@ -53,7 +53,9 @@ class DrainHandlerEventsTest {
           EventDecoder.STATE_CHANGE,
           EventDecoder.HEALTH,
           EventDecoder.LIFECYCLE_TERMINATE,
-          EventDecoder.LIFECYCLE_LAUNCH);
+          EventDecoder.LIFECYCLE_LAUNCH,
+          EventDecoder.CR_INTERRUPTION,
+          EventDecoder.CAPACITY_BLOCK_EXPIRING);
   static final String TAINT_KEY = "gpufleet.io/interruption";
 
   SimTime time;
@@ -96,6 +98,7 @@ class DrainHandlerEventsTest {
     DemoFleet.populate(cluster);
     stub.reset();
     asg = new io.gpufleet.sim.aws.SimAutoScaling(stub, time.clock());
+    DemoFleet.populateCapacityBlock(cluster);
     var service =
         DrainWiring.service(
             client,
@@ -276,6 +279,8 @@ class DrainHandlerEventsTest {
       case "health-scheduled-change.json" -> healthScheduledChange(outcomes);
       case "asg-lifecycle-terminate.json" -> lifecycleTerminate(outcomes);
       case "asg-lifecycle-launch.json" -> lifecycleLaunch(outcomes);
+      case "capacity-reservation-interruption.json" -> reservationInterruption(outcomes);
+      case "capacity-block-expiration-warning.json" -> capacityBlockExpiring(outcomes);
       default ->
           fail(
               "events/"
@@ -331,6 +336,32 @@ class DrainHandlerEventsTest {
     assertThat(cluster.podsOn(nodeName)).hasSize(4).allMatch(p -> ownedBy(p, "DaemonSet"));
     assertThat(taintedFor(node(nodeName), "spot-interruption")).isTrue();
     assertThat(unschedulable(node(nodeName))).isTrue();
+  }
+
+  void reservationInterruption(List<DrainOutcome> outcomes) {
+    String nodeName = nodeOf(4);
+    var o = single(outcomes);
+    assertThat(o.kind()).isEqualTo("capacity-reservation-interruption");
+    assertThat(o.node()).isEqualTo(nodeName);
+    assertThat(o.region()).isEqualTo("us-east-1");
+    assertThat(o.status()).isIn(Status.DRAINED, Status.PARTIAL);
+    // the sample's instance-termination-time is two minutes after the event, less the margin
+    assertThat(o.message()).doesNotContain("spot notice");
+    assertThat(unschedulable(node(nodeName))).isTrue();
+    assertThat(taintedFor(node(nodeName), "capacity-reservation-interruption")).isTrue();
+    assertThat(requests("POST", "/eviction")).isNotEmpty();
+  }
+
+  void capacityBlockExpiring(List<DrainOutcome> outcomes) {
+    String nodeName = nodeOf(1);
+    var o = single(outcomes);
+    assertThat(o.kind()).isEqualTo("capacity-block-expiring");
+    assertThat(o.node()).isEqualTo(nodeName);
+    assertThat(o.instanceId()).isEqualTo(DemoFleet.NODES.get(1).instanceId());
+    assertThat(o.status()).isIn(Status.DRAINED, Status.PARTIAL);
+    assertThat(unschedulable(node(nodeName))).isTrue();
+    assertThat(taintedFor(node(nodeName), "capacity-block-expiring")).isTrue();
+    assertThat(cluster.nodes().stream().filter(DrainHandlerEventsTest::unschedulable)).hasSize(1);
   }
 
   void instanceOfAnotherCluster(List<DrainOutcome> outcomes) {

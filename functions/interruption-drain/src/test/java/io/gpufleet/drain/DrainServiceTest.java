@@ -207,15 +207,151 @@ class DrainServiceTest {
     f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 1);
 
     var spot = f.service.handle(f.spot("e-1", "i-0ccccccccccccccc3"), f.hardStop()).get(0);
-    var gone =
+    var foreign =
         f.service
             .handle(f.stateChange("e-2", "i-0ccccccccccccccc3", "terminated"), f.hardStop())
             .get(0);
 
     assertThat(spot.status()).isEqualTo(Status.NOT_IN_CLUSTER);
-    assertThat(gone.status()).isEqualTo(Status.NODE_GONE);
-    assertThat(f.metrics.total("EventsNotInCluster")).isEqualTo(1);
+    assertThat(foreign.status()).isEqualTo(Status.NOT_IN_CLUSTER);
+    assertThat(foreign.instanceId()).isEqualTo("i-0ccccccccccccccc3");
+    assertThat(f.metrics.total("EventsNotInCluster")).isEqualTo(2);
     assertThat(f.cluster.requests()).noneMatch(r -> r.method().equals("PATCH"));
+  }
+
+  @Test
+  void shouldDrainACapacityReservationInterruptionByItsTerminationTime() {
+    f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 3);
+    var terminates = f.time.now().plusSeconds(100);
+
+    var o =
+        f.service
+            .handle(
+                f.capacityReservationInterruption("e-cr", "i-0aaaaaaaaaaaaaaa1", terminates),
+                f.hardStop())
+            .get(0);
+
+    assertThat(o.status()).isEqualTo(Status.DRAINED);
+    assertThat(o.kind()).isEqualTo("capacity-reservation-interruption");
+    assertThat(o.deadline()).isEqualTo(terminates.minusSeconds(10));
+    assertThat(o.region()).isEqualTo("us-east-1");
+    assertThat(f.cluster.node("gpu-a").orElseThrow().getSpec().getTaints())
+        .anySatisfy(t -> assertThat(t.getValue()).isEqualTo("capacity-reservation-interruption"));
+  }
+
+  @Test
+  void shouldGiveACapacityReservationInterruptionWithoutATimeTheTwoMinuteNotice() {
+    f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 1);
+    var event = f.capacityReservationInterruption("e-cr", "i-0aaaaaaaaaaaaaaa1", null);
+
+    var o = f.service.handle(event, f.hardStop()).get(0);
+
+    assertThat(o.deadline()).isEqualTo(event.meta().time().plusSeconds(110));
+  }
+
+  @Test
+  void shouldDrainEveryNodeOfAnEndingCapacityBlockBeforeTerminationsStart() {
+    f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 2);
+    f.nodeWithPods("gpu-b", "i-0bbbbbbbbbbbbbbb2", 2);
+    f.nodeWithPods("gpu-c", "i-0ccccccccccccccc3", 2);
+    for (String node : java.util.List.of("gpu-a", "gpu-b")) {
+      f.cluster.label(node, ClusterPort.CAPACITY_RESERVATION_LABEL, "cr-0123456789abcdef0");
+    }
+    var end = f.time.now().plus(java.time.Duration.ofMinutes(40));
+
+    var outcomes =
+        f.service.handle(
+            f.capacityBlockExpiring("e-cb", "cr-0123456789abcdef0", end), f.hardStop());
+
+    assertThat(outcomes).extracting(DrainOutcome::node).containsExactlyInAnyOrder("gpu-a", "gpu-b");
+    assertThat(outcomes).allSatisfy(o -> assertThat(o.status()).isEqualTo(Status.DRAINED));
+    assertThat(outcomes)
+        .allSatisfy(
+            o ->
+                assertThat(o.deadline())
+                    .isEqualTo(end.minus(java.time.Duration.ofMinutes(30)).minusSeconds(10)));
+    assertThat(f.cluster.node("gpu-c").orElseThrow().getSpec().getUnschedulable())
+        .isNotEqualTo(true);
+  }
+
+  @Test
+  void shouldReportACapacityBlockWithoutNodesHereAsNotInCluster() {
+    f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 1);
+
+    var outcomes =
+        f.service.handle(
+            f.capacityBlockExpiring("e-cb", "cr-0123456789abcdef0", f.time.now().plusSeconds(2400)),
+            f.hardStop());
+
+    assertThat(outcomes)
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.status()).isEqualTo(Status.NOT_IN_CLUSTER);
+              assertThat(o.message()).contains("cr-0123456789abcdef0");
+              assertThat(o.region()).isEqualTo("us-east-1");
+            });
+    assertThat(f.cluster.requests()).noneMatch(r -> r.method().equals("PATCH"));
+  }
+
+  @Test
+  void shouldGiveAHibernationNoNotice() {
+    f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 1);
+    var event = f.spot("e-h", "i-0aaaaaaaaaaaaaaa1", "hibernate");
+
+    var o = f.service.handle(event, f.hardStop()).get(0);
+
+    assertThat(o.deadline()).isEqualTo(event.meta().time());
+    assertThat(o.deadlineMet()).isNotEqualTo(Boolean.TRUE);
+  }
+
+  @Test
+  void shouldKeepTheInstanceIdAndRegionOfAStateThatNeedsNoAction() {
+    f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 1);
+
+    var o =
+        f.service
+            .handle(f.stateChange("e-run", "i-0aaaaaaaaaaaaaaa1", "running"), f.hardStop())
+            .get(0);
+
+    assertThat(o.status()).isEqualTo(Status.NO_ACTION);
+    assertThat(o.instanceId()).isEqualTo("i-0aaaaaaaaaaaaaaa1");
+    assertThat(o.kind()).isEqualTo("state-change");
+    assertThat(o.region()).isEqualTo("us-east-1");
+    assertThat(f.cluster.requests()).noneMatch(r -> r.method().equals("PATCH"));
+  }
+
+  @Test
+  void shouldNotDrainAgainForAWarningSeenBeforeAnotherEventOfTheSameNode() {
+    f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 2);
+
+    var first = f.service.handle(f.spot("e-itn", "i-0aaaaaaaaaaaaaaa1"), f.hardStop()).get(0);
+    var rebalance =
+        f.service.handle(f.rebalance("e-rb", "i-0aaaaaaaaaaaaaaa1"), f.hardStop()).get(0);
+    var again = f.service.handle(f.spot("e-itn", "i-0aaaaaaaaaaaaaaa1"), f.hardStop()).get(0);
+
+    assertThat(first.status()).isEqualTo(Status.DRAINED);
+    assertThat(rebalance.status()).isEqualTo(Status.CORDONED);
+    assertThat(again.status()).isEqualTo(Status.DUPLICATE);
+    assertThat(again.message()).contains("already handled");
+  }
+
+  @Test
+  void shouldRememberABoundedNumberOfEventsPerNode() {
+    f.nodeWithPods("gpu-a", "i-0aaaaaaaaaaaaaaa1", 0);
+    for (int i = 0; i <= DrainMarker.REMEMBERED + 1; i++) {
+      f.service.handle(f.rebalance("e-" + i, "i-0aaaaaaaaaaaaaaa1"), f.hardStop());
+    }
+
+    var marker =
+        DrainMarker.read(f.cluster.node("gpu-a").orElseThrow().getMetadata().getAnnotations())
+            .orElseThrow();
+    var oldest = f.service.handle(f.rebalance("e-0", "i-0aaaaaaaaaaaaaaa1"), f.hardStop());
+    var recent = f.service.handle(f.rebalance("e-5", "i-0aaaaaaaaaaaaaaa1"), f.hardStop());
+
+    assertThat(marker.recent()).hasSize(DrainMarker.REMEMBERED);
+    assertThat(oldest.get(0).status()).isEqualTo(Status.CORDONED);
+    assertThat(recent.get(0).status()).isEqualTo(Status.DUPLICATE);
   }
 
   @Test

@@ -46,7 +46,11 @@ class DrainSettingsTest {
                   DrainKind.REBALANCE, EnumSet.of(Action.TAINT, Action.CORDON),
                   DrainKind.STATE_CHANGE, EnumSet.of(Action.CORDON, Action.DRAIN),
                   DrainKind.ASG_TERMINATE, EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN),
-                  DrainKind.ASG_LAUNCH, EnumSet.noneOf(Action.class)));
+                  DrainKind.ASG_LAUNCH, EnumSet.noneOf(Action.class),
+                  DrainKind.CAPACITY_RESERVATION_INTERRUPTION,
+                      EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN),
+                  DrainKind.CAPACITY_BLOCK_EXPIRING,
+                      EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN)));
     }
 
     @Test

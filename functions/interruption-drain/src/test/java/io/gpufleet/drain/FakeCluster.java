@@ -210,6 +210,13 @@ final class FakeCluster implements ClusterPort {
   }
 
   @Override
+  public synchronized List<NodeInfo> nodesInCapacityReservation(String reservationId) {
+    return nodes.values().stream()
+        .filter(n -> reservationId.equals(n.labels().get(CAPACITY_RESERVATION_LABEL)))
+        .toList();
+  }
+
+  @Override
   public synchronized Optional<NodeInfo> getNode(String name) {
     calls.add(new GetNode(clock.instant(), name));
     return Optional.ofNullable(nodes.get(name));

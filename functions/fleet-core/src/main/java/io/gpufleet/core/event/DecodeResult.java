@@ -4,6 +4,13 @@ package io.gpufleet.core.event;
 public sealed interface DecodeResult {
   record Decoded(FleetEvent event) implements DecodeResult {}
 
-  /** A payload that cannot be understood. {@code eventId} is set when the envelope was readable. */
-  record Rejected(String reason, String eventId) implements DecodeResult {}
+  /**
+   * A payload that cannot be acted on. {@code eventId} and {@code region} are set when the envelope
+   * carried them.
+   */
+  record Rejected(String reason, String eventId, String region) implements DecodeResult {
+    public Rejected(String reason, String eventId) {
+      this(reason, eventId, null);
+    }
+  }
 }

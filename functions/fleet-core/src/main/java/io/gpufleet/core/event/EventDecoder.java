@@ -4,12 +4,15 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.event.FleetEvent.AlarmMetric;
 import io.gpufleet.core.event.FleetEvent.AlarmStateChange;
+import io.gpufleet.core.event.FleetEvent.CapacityBlockExpiring;
+import io.gpufleet.core.event.FleetEvent.CapacityReservationInterruption;
 import io.gpufleet.core.event.FleetEvent.HealthScheduledChange;
 import io.gpufleet.core.event.FleetEvent.InstanceStateChange;
 import io.gpufleet.core.event.FleetEvent.RebalanceRecommendation;
 import io.gpufleet.core.event.FleetEvent.SpotInterruption;
 import io.gpufleet.core.event.FleetEvent.Unsupported;
 import io.gpufleet.core.json.Json;
+import java.time.Clock;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -18,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -26,6 +30,12 @@ import java.util.regex.Pattern;
  * Decodes an EventBridge envelope into a {@link FleetEvent}. One parser per (source, detail-type),
  * registered in one table; unknown kinds become {@link Unsupported}; anything unreadable becomes a
  * {@link DecodeResult.Rejected} with the reason. Never throws.
+ *
+ * <p>A rejection is final (the event is acknowledged, never retried), so the decoder rejects only
+ * what cannot be acted on and tolerates what AWS is known to send: an empty or missing {@code time}
+ * (the receipt time is used), a Health {@code startTime} whose weekday does not match its date or
+ * whose day is not zero-padded, unknown fields, instance states and instance actions it does not
+ * know. Anything echoed from the payload into a reason is cut to {@value #ECHO_MAX} characters.
  */
 public final class EventDecoder {
 
@@ -56,27 +66,92 @@ public final class EventDecoder {
 
   public static final String DRAIN_SOURCE = "gpufleet.interruption-drain";
 
+  /** Interruptible Capacity Reservation reclaimed (the spelling Karpenter matches). */
+  public static final String CR_INTERRUPTION =
+      "EC2 Capacity Reservation Instance Interruption Warning";
+
+  /** The spelling one copy of the EC2 user guide uses (UNCONFIRMED whether EC2 sends it). */
+  public static final String CR_INTERRUPTION_VARIANT =
+      "EC2 Interruptible Capacity Reservation Instance Interruption Warning";
+
+  /** Capacity Block end warning, as the EventBridge EC2 event reference spells it. */
+  public static final String CAPACITY_BLOCK_EXPIRING = "Capacity Block Expiration Warning";
+
+  /** ...and as the EC2 user guide's Capacity Blocks page spells it. */
+  public static final String CAPACITY_BLOCK_EXPIRING_VARIANT =
+      "Capacity Block Reservation Expiration Warning";
+
+  public static final String CAPACITY_BLOCK_DELIVERED = "Capacity Block Delivered";
+  public static final String CAPACITY_BLOCK_DELIVERED_VARIANT =
+      "Capacity Block Reservation Delivered";
+
+  /** Longest piece of a payload echoed into a rejection reason. */
+  public static final int ECHO_MAX = 80;
+
   static final Pattern INSTANCE_ID = Pattern.compile("i-[0-9a-f]{8,17}");
-  private static final Set<String> SPOT_ACTIONS = Set.of("terminate", "stop", "hibernate");
-  private static final Set<String> STATES =
-      Set.of("pending", "running", "stopping", "stopped", "shutting-down", "terminated");
+  private static final Pattern RESERVATION_ID = Pattern.compile("cr-[0-9a-f]{8,17}");
   private static final Set<String> ALARM_STATES = Set.of("OK", "ALARM", "INSUFFICIENT_DATA");
-  private static final Set<String> STATES_THAT_MATTER =
-      Set.of("stopping", "stopped", "shutting-down", "terminated");
+
+  /** AWS Health: "Sat, 05 Jun 2016 15:10:09 GMT" with the weekday dropped before parsing. */
+  private static final DateTimeFormatter RFC_1123_NO_WEEKDAY =
+      DateTimeFormatter.ofPattern("d MMM yyyy HH:mm[:ss] zzz", Locale.ROOT);
+
   private static final DateTimeFormatter COMPACT_OFFSET =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss[.SSS]XX");
   private static final int MAX_PAYLOAD_BYTES = 256 * 1024;
 
+  /** Every kind the decoder knows, in one table. */
   private static final Map<Kind, DetailParser> PARSERS =
-      Map.of(
-          new Kind("aws.ec2", SPOT_WARNING), EventDecoder::spotWarning,
-          new Kind("aws.ec2", REBALANCE), EventDecoder::rebalance,
-          new Kind("aws.ec2", STATE_CHANGE), EventDecoder::stateChange,
-          new Kind("aws.health", HEALTH), EventDecoder::health,
-          new Kind("aws.cloudwatch", ALARM), EventDecoder::alarm,
-          new Kind("aws.autoscaling", LIFECYCLE_LAUNCH), LifecycleEvents::fromDetail,
-          new Kind("aws.autoscaling", LIFECYCLE_TERMINATE), LifecycleEvents::fromDetail,
-          new Kind(DRAIN_SOURCE, LIFECYCLE_CONTINUATION), LifecycleEvents::continuation);
+      Map.ofEntries(
+          Map.entry(new Kind("aws.ec2", SPOT_WARNING), EventDecoder::spotWarning),
+          Map.entry(new Kind("aws.ec2", REBALANCE), EventDecoder::rebalance),
+          Map.entry(new Kind("aws.ec2", STATE_CHANGE), EventDecoder::stateChange),
+          Map.entry(new Kind("aws.health", HEALTH), EventDecoder::health),
+          Map.entry(new Kind("aws.cloudwatch", ALARM), EventDecoder::alarm),
+          Map.entry(new Kind("aws.autoscaling", LIFECYCLE_LAUNCH), LifecycleEvents::fromDetail),
+          Map.entry(new Kind("aws.autoscaling", LIFECYCLE_TERMINATE), LifecycleEvents::fromDetail),
+          Map.entry(new Kind(DRAIN_SOURCE, LIFECYCLE_CONTINUATION), LifecycleEvents::continuation),
+          Map.entry(new Kind("aws.ec2", CR_INTERRUPTION), EventDecoder::capacityReservationWarning),
+          Map.entry(
+              new Kind("aws.ec2", CR_INTERRUPTION_VARIANT),
+              EventDecoder::capacityReservationWarning),
+          Map.entry(
+              new Kind("aws.ec2", CAPACITY_BLOCK_EXPIRING), EventDecoder::capacityBlockExpiring),
+          Map.entry(
+              new Kind("aws.ec2", CAPACITY_BLOCK_EXPIRING_VARIANT),
+              EventDecoder::capacityBlockExpiring),
+          Map.entry(
+              new Kind("aws.ec2", CAPACITY_BLOCK_DELIVERED), EventDecoder::capacityBlockDelivered),
+          Map.entry(
+              new Kind("aws.ec2", CAPACITY_BLOCK_DELIVERED_VARIANT),
+              EventDecoder::capacityBlockDelivered));
+
+  private final Clock clock;
+  private final String defaultRegion;
+
+  /** Receipt time (for events that arrive without one) from the system clock. */
+  public EventDecoder() {
+    this(Clock.systemUTC());
+  }
+
+  public EventDecoder(Clock clock) {
+    this(clock, null);
+  }
+
+  /**
+   * {@code defaultRegion} (the function's own, {@code AWS_REGION}) stands in for an envelope
+   * without {@code region}: EventBridge delivers an event in the region it happened in.
+   */
+  public EventDecoder(Clock clock, String defaultRegion) {
+    this.clock = clock;
+    this.defaultRegion = defaultRegion == null || defaultRegion.isBlank() ? null : defaultRegion;
+  }
+
+  /** Whether this decoder has a parser for the envelope's (source, detail-type). */
+  public static boolean knows(String source, String detailType) {
+    var kind = new Kind(source, detailType);
+    return PARSERS.containsKey(kind);
+  }
 
   public DecodeResult decode(byte[] payload) {
     if (payload == null || payload.length == 0) {
@@ -88,9 +163,9 @@ public final class EventDecoder {
     }
     JsonNode root;
     try {
-      root = Json.MAPPER.readTree(payload);
+      root = Json.readPayload(payload);
     } catch (java.io.IOException e) {
-      return new DecodeResult.Rejected("not JSON: " + firstLine(e), null);
+      return new DecodeResult.Rejected("not JSON: " + echo(firstLine(e)), null);
     }
     return decode(root);
   }
@@ -99,29 +174,36 @@ public final class EventDecoder {
     if (root == null || !root.isObject()) {
       return new DecodeResult.Rejected("payload is not a JSON object", null);
     }
-    String id = text(root, "id");
+    String id = id(root);
+    String region = text(root, "region");
+    if (region == null || region.isBlank()) {
+      region = defaultRegion;
+    }
     try {
-      EventMeta meta = meta(root);
-      JsonNode detail = root.get("detail");
-      if (detail == null || !detail.isObject()) {
-        throw new InvalidEvent("envelope field 'detail' must be an object");
-      }
-      DetailParser parser = PARSERS.get(new Kind(meta.source(), meta.detailType()));
+      EventMeta meta = meta(root, clock.instant(), region);
+      var kind = new Kind(meta.source(), meta.detailType());
+      DetailParser parser = PARSERS.get(kind);
       if (parser == null) {
         return new DecodeResult.Decoded(
             new Unsupported(
                 meta,
-                "no handler for source '"
-                    + meta.source()
-                    + "' detail-type '"
-                    + meta.detailType()
-                    + "'"));
+                "no handler for source "
+                    + echo(meta.source())
+                    + " detail-type "
+                    + echo(meta.detailType())));
+      }
+      JsonNode detail = root.get("detail");
+      if (detail == null || !detail.isObject()) {
+        throw new InvalidEvent("envelope field 'detail' must be an object");
       }
       return new DecodeResult.Decoded(parser.parse(meta, detail));
     } catch (InvalidEvent e) {
-      return new DecodeResult.Rejected(e.getMessage(), id);
+      return new DecodeResult.Rejected(e.getMessage(), id, region);
     } catch (RuntimeException e) {
-      return new DecodeResult.Rejected("unreadable event: " + e, id);
+      return new DecodeResult.Rejected(
+          "unreadable event: " + echo(e.getClass().getSimpleName() + ": " + e.getMessage()),
+          id,
+          region);
     }
   }
 
@@ -130,69 +212,158 @@ public final class EventDecoder {
         payload == null ? null : payload.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
-  static EventMeta meta(JsonNode root) throws InvalidEvent {
-    String id = required(root, "id", "envelope");
+  /**
+   * The envelope. {@code detail_type} and {@code customer_event_id} are accepted in place of {@code
+   * detail-type} and {@code id}: the EC2 user guide's Capacity Block samples spell them so.
+   */
+  private static EventMeta meta(JsonNode root, Instant receivedAt, String region)
+      throws InvalidEvent {
+    String id =
+        root.has("id") || !root.has("customer_event_id")
+            ? required(root, "id", "envelope")
+            : required(root, "customer_event_id", "envelope");
     String source = required(root, "source", "envelope");
-    String detailType = required(root, "detail-type", "envelope");
-    Instant time = instant(required(root, "time", "envelope"), "envelope field 'time'");
+    String detailType =
+        root.has("detail-type") || !root.has("detail_type")
+            ? required(root, "detail-type", "envelope")
+            : required(root, "detail_type", "envelope");
+    JsonNode timeNode = root.get("time");
+    if (timeNode != null && !timeNode.isNull() && !timeNode.isTextual()) {
+      throw new InvalidEvent("envelope field 'time' must be a string");
+    }
+    String timeText = text(root, "time");
+    Instant time =
+        timeText == null || timeText.isBlank()
+            ? receivedAt
+            : instant(timeText, "envelope field 'time'");
     String account = text(root, "account");
-    String region = text(root, "region");
     List<String> resources = new ArrayList<>();
     JsonNode res = root.get("resources");
     if (res != null && !res.isNull()) {
-      if (!res.isArray()) {
+      if (res.isTextual()) {
+        // the EC2 user guide's interruptible-reservation sample prints one ARN as a string
+        resources.add(res.asText());
+      } else if (!res.isArray()) {
         throw new InvalidEvent("envelope field 'resources' must be an array");
+      } else {
+        res.forEach(r -> resources.add(r.asText()));
       }
-      res.forEach(r -> resources.add(r.asText()));
     }
     return new EventMeta(id, source, detailType, account, region, time, List.copyOf(resources));
   }
 
+  /**
+   * The instance is lost whatever the action says, so an unknown or missing {@code instance-action}
+   * is kept as given (null when absent) and handled like {@code terminate}.
+   */
   private static FleetEvent spotWarning(EventMeta meta, JsonNode detail) throws InvalidEvent {
     String instance = instanceId(detail);
-    String action = required(detail, "instance-action", "detail");
-    if (!SPOT_ACTIONS.contains(action)) {
+    return new SpotInterruption(meta, instance, text(detail, "instance-action"));
+  }
+
+  private static FleetEvent capacityReservationWarning(EventMeta meta, JsonNode detail)
+      throws InvalidEvent {
+    String instance = instanceId(detail);
+    String when = text(detail, "instance-termination-time");
+    Instant terminates =
+        when == null || when.isBlank()
+            ? null
+            : lenientInstant(when, "detail.instance-termination-time");
+    return new CapacityReservationInterruption(
+        meta, instance, text(detail, "instance-action"), terminates);
+  }
+
+  private static FleetEvent capacityBlockExpiring(EventMeta meta, JsonNode detail)
+      throws InvalidEvent {
+    String reservation = reservationId(meta, detail);
+    Instant end = instant(required(detail, "end-date", "detail"), "detail.end-date");
+    return new CapacityBlockExpiring(meta, reservation, end, List.of());
+  }
+
+  private static FleetEvent capacityBlockDelivered(EventMeta meta, JsonNode detail) {
+    String reservation = text(detail, "capacity-reservation-id");
+    return new Unsupported(
+        meta,
+        "Capacity Block "
+            + (reservation == null ? "" : echo(reservation) + " ")
+            + "delivered: its capacity is ready, nothing to drain");
+  }
+
+  /** detail.capacity-reservation-id, else the id at the end of the reservation ARN in resources. */
+  private static String reservationId(EventMeta meta, JsonNode detail) throws InvalidEvent {
+    String id = text(detail, "capacity-reservation-id");
+    if (id == null || id.isBlank()) {
+      for (String r : meta.resources()) {
+        String tail = r.substring(r.lastIndexOf('/') + 1);
+        if (RESERVATION_ID.matcher(tail).matches()) {
+          return tail;
+        }
+      }
       throw new InvalidEvent(
-          "detail.instance-action '" + action + "' is not one of " + sorted(SPOT_ACTIONS));
+          "detail field 'capacity-reservation-id' is missing and no resource names a reservation");
     }
-    return new SpotInterruption(meta, instance, action);
+    if (!RESERVATION_ID.matcher(id).matches()) {
+      throw new InvalidEvent(
+          "detail.capacity-reservation-id " + echo(id) + " is not a Capacity Reservation id");
+    }
+    return id;
   }
 
   private static FleetEvent rebalance(EventMeta meta, JsonNode detail) throws InvalidEvent {
     return new RebalanceRecommendation(meta, instanceId(detail));
   }
 
+  /** Every state is kept (unknown ones too); the drain acts only on the actionable ones. */
   private static FleetEvent stateChange(EventMeta meta, JsonNode detail) throws InvalidEvent {
     String instance = instanceId(detail);
-    String state = required(detail, "state", "detail");
-    if (!STATES.contains(state)) {
-      throw new InvalidEvent("detail.state '" + state + "' is not one of " + sorted(STATES));
-    }
-    if (!STATES_THAT_MATTER.contains(state)) {
-      return new Unsupported(meta, "instance " + instance + " is " + state + ": nothing to do");
-    }
-    return new InstanceStateChange(meta, instance, state);
+    String state = text(detail, "state");
+    return new InstanceStateChange(
+        meta, instance, state == null ? "" : state.trim().toLowerCase(Locale.ROOT));
   }
 
+  /**
+   * Acts, like NTH and Karpenter, on EC2 scheduled changes only. Only the instances are required: a
+   * missing {@code startTime} means act now, a missing {@code eventArn} falls back to the envelope
+   * id, and an unreadable {@code endTime} is dropped (nothing depends on it).
+   */
   private static FleetEvent health(EventMeta meta, JsonNode detail) throws InvalidEvent {
-    String service = required(detail, "service", "detail");
-    String category = required(detail, "eventTypeCategory", "detail");
-    String typeCode = required(detail, "eventTypeCode", "detail");
-    String arn = required(detail, "eventArn", "detail");
+    String service = text(detail, "service");
+    String category = text(detail, "eventTypeCategory");
+    String typeCode = text(detail, "eventTypeCode");
+    String arn = text(detail, "eventArn");
     if (!"EC2".equals(service) || !"scheduledChange".equals(category)) {
       return new Unsupported(
-          meta, "AWS Health " + service + "/" + category + " events need no action");
+          meta, "AWS Health " + echo(service) + "/" + echo(category) + " events need no action");
     }
-    Instant start = instant(required(detail, "startTime", "detail"), "detail.startTime");
+    if (arn == null || arn.isBlank()) {
+      arn = meta.id();
+    }
+    String startText = text(detail, "startTime");
+    Instant start =
+        startText == null || startText.isBlank()
+            ? null
+            : lenientInstant(startText, "detail.startTime");
+    Instant end = null;
     String endText = text(detail, "endTime");
-    Instant end = endText == null || endText.isBlank() ? null : instant(endText, "detail.endTime");
+    if (endText != null && !endText.isBlank()) {
+      try {
+        end = lenientInstant(endText, "detail.endTime");
+      } catch (InvalidEvent ignored) {
+        // not needed to act
+      }
+    }
     Set<String> ids = new LinkedHashSet<>();
     JsonNode entities = detail.get("affectedEntities");
     if (entities != null && entities.isArray()) {
       for (JsonNode entity : entities) {
         String value = text(entity, "entityValue");
-        if (value != null && INSTANCE_ID.matcher(value).matches()) {
-          ids.add(value);
+        if (value == null) {
+          continue;
+        }
+        // a bare id in the NTH/Karpenter samples, an instance ARN in AWS's retirement sample
+        String tail = value.substring(value.lastIndexOf('/') + 1);
+        if (INSTANCE_ID.matcher(tail).matches()) {
+          ids.add(tail);
         }
       }
     }
@@ -206,7 +377,9 @@ public final class EventDecoder {
     }
     if (ids.isEmpty()) {
       throw new InvalidEvent(
-          "AWS Health event " + arn + " names no EC2 instance in affectedEntities or resources");
+          "AWS Health event "
+              + echo(arn)
+              + " names no EC2 instance in affectedEntities or resources");
     }
     return new HealthScheduledChange(meta, arn, typeCode, start, end, List.copyOf(ids));
   }
@@ -220,7 +393,7 @@ public final class EventDecoder {
     String value = required(state, "value", "detail.state");
     if (!ALARM_STATES.contains(value)) {
       throw new InvalidEvent(
-          "detail.state.value '" + value + "' is not one of " + sorted(ALARM_STATES));
+          "detail.state.value " + echo(value) + " is not one of " + sorted(ALARM_STATES));
     }
     String stamp = text(state, "timestamp");
     Instant stateTime =
@@ -262,9 +435,29 @@ public final class EventDecoder {
   static String instanceId(JsonNode detail) throws InvalidEvent {
     String id = required(detail, "instance-id", "detail");
     if (!INSTANCE_ID.matcher(id).matches()) {
-      throw new InvalidEvent("detail.instance-id '" + id + "' is not an EC2 instance id");
+      throw new InvalidEvent("detail.instance-id " + echo(id) + " is not an EC2 instance id");
     }
     return id;
+  }
+
+  private static String id(JsonNode root) {
+    String id = text(root, "id");
+    return id == null && root.has("customer_event_id") ? text(root, "customer_event_id") : id;
+  }
+
+  /**
+   * A payload string quoted for a reason, cut to {@value #ECHO_MAX} characters (with the length of
+   * what was cut) so a hostile or broken payload cannot flood logs and outcomes.
+   */
+  public static String echo(String value) {
+    if (value == null) {
+      return "null";
+    }
+    String clean = value.replaceAll("\\p{Cntrl}", "?");
+    if (clean.length() <= ECHO_MAX) {
+      return "'" + clean + "'";
+    }
+    return "'" + clean.substring(0, ECHO_MAX) + "...' (" + clean.length() + " characters)";
   }
 
   static String required(JsonNode node, String field, String where) throws InvalidEvent {
@@ -281,6 +474,25 @@ public final class EventDecoder {
   static String text(JsonNode node, String field) {
     JsonNode value = node == null ? null : node.get(field);
     return value == null || value.isNull() || !value.isValueNode() ? null : value.asText();
+  }
+
+  /**
+   * {@link #instant} that also reads RFC 1123 dates whose weekday does not match the date (AWS
+   * Health and NTH's sample send "Sat, 05 Jun 2016", a Sunday) or whose day is not zero-padded: the
+   * weekday is redundant, so it is dropped and the rest parsed.
+   */
+  static Instant lenientInstant(String text, String what) throws InvalidEvent {
+    try {
+      return instant(text, what);
+    } catch (InvalidEvent strict) {
+      int comma = text.indexOf(',');
+      String rest = comma >= 0 ? text.substring(comma + 1).trim() : text.trim();
+      try {
+        return ZonedDateTime.parse(rest, RFC_1123_NO_WEEKDAY).toInstant();
+      } catch (DateTimeParseException e) {
+        throw strict;
+      }
+    }
   }
 
   /** RFC 3339 (EventBridge envelopes) or RFC 1123 ("Wed, 05 Apr 2023 12:00:00 GMT", AWS Health). */
@@ -304,7 +516,7 @@ public final class EventDecoder {
     try {
       return ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
     } catch (DateTimeParseException e) {
-      throw new InvalidEvent(what + " '" + text + "' is not an RFC 3339 or RFC 1123 timestamp");
+      throw new InvalidEvent(what + " " + echo(text) + " is not an RFC 3339 or RFC 1123 timestamp");
     }
   }
 

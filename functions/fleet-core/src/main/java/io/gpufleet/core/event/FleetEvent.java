@@ -30,8 +30,33 @@ public sealed interface FleetEvent {
     }
   }
 
-  /** The instance is stopping, stopped, shutting down or terminated. */
+  /**
+   * The instance changed state. Only stopping, stopped, shutting-down and terminated call for
+   * action ({@link #actionable()}); any other state, documented or not, is kept so the outcome can
+   * name the instance.
+   */
   record InstanceStateChange(EventMeta meta, String instanceId, String state)
+      implements InstanceEvent {
+    public static final java.util.Set<String> ACTIONABLE =
+        java.util.Set.of("stopping", "stopped", "shutting-down", "terminated");
+
+    @Override
+    public List<String> instanceIds() {
+      return List.of(instanceId);
+    }
+
+    public boolean actionable() {
+      return ACTIONABLE.contains(state);
+    }
+  }
+
+  /**
+   * The owner of an interruptible Capacity Reservation reclaims it: EC2 terminates the instance at
+   * {@code terminationTime} (about two minutes after the event; null when the event does not say).
+   * {@code detailType} keeps which of the documented spellings arrived.
+   */
+  record CapacityReservationInterruption(
+      EventMeta meta, String instanceId, String instanceAction, Instant terminationTime)
       implements InstanceEvent {
     @Override
     public List<String> instanceIds() {
@@ -39,7 +64,33 @@ public sealed interface FleetEvent {
     }
   }
 
-  /** AWS Health scheduled change for EC2 (retirement, stop, reboot maintenance). */
+  /**
+   * A Capacity Block for ML is ending: EC2 starts terminating its instances 30 minutes before
+   * {@code endDate}. The event names the reservation, not the instances; {@code instanceIds} is
+   * empty as decoded and filled by the drain once it has found the block's nodes ({@link
+   * #withInstances}).
+   */
+  record CapacityBlockExpiring(
+      EventMeta meta, String capacityReservationId, Instant endDate, List<String> instanceIds)
+      implements InstanceEvent {
+    /** EC2 begins terminating a block's instances this long before its end date. */
+    public static final java.time.Duration TERMINATION_LEAD = java.time.Duration.ofMinutes(30);
+
+    public CapacityBlockExpiring withInstances(List<String> ids) {
+      return new CapacityBlockExpiring(meta, capacityReservationId, endDate, List.copyOf(ids));
+    }
+
+    /** When EC2 starts terminating the block's instances. */
+    public Instant terminationsStart() {
+      return endDate.minus(TERMINATION_LEAD);
+    }
+  }
+
+  /**
+   * AWS Health scheduled change for EC2 (retirement, stop, reboot maintenance). {@code startTime}
+   * is null when the event gives none (act at once); {@code eventArn} falls back to the envelope id
+   * and {@code eventTypeCode} may be null.
+   */
   record HealthScheduledChange(
       EventMeta meta,
       String eventArn,

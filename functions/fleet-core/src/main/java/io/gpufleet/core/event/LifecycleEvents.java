@@ -151,20 +151,23 @@ public final class LifecycleEvents {
     }
     JsonNode root;
     try {
-      root = Json.MAPPER.readTree(body);
+      root = Json.readPayload(body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     } catch (java.io.IOException e) {
       return decoder.decodeString(body); // the decoder words the rejection
     }
+    String envelope = body;
     if (root != null && root.isObject() && root.path("Message").isTextual()) {
       // an SNS notification (Type "Notification") relayed to SQS without raw delivery
+      envelope = root.get("Message").asText();
       try {
-        root = Json.MAPPER.readTree(root.get("Message").asText());
+        root = Json.readPayload(envelope.getBytes(java.nio.charset.StandardCharsets.UTF_8));
       } catch (java.io.IOException e) {
         return new DecodeResult.Rejected("SNS Message is not JSON", null);
       }
     }
     if (root == null || !root.isObject() || !isDirectForm(root)) {
-      return decoder.decode(root);
+      // the same checks (size, one document, envelope) as a direct invocation
+      return decoder.decodeString(envelope);
     }
     String requestId = EventDecoder.text(root, "RequestId");
     try {

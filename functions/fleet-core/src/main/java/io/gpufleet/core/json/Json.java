@@ -19,7 +19,20 @@ public final class Json {
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .build();
 
+  /** Reads one whole JSON document: trailing data (a second document, stray text) is an error. */
+  private static final com.fasterxml.jackson.databind.ObjectReader PAYLOAD =
+      MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
   private Json() {}
+
+  /**
+   * A trigger payload as a tree, refusing anything after the first JSON document: two documents
+   * back to back must not be half-acted on.
+   */
+  public static com.fasterxml.jackson.databind.JsonNode readPayload(byte[] payload)
+      throws java.io.IOException {
+    return PAYLOAD.readTree(payload);
+  }
 
   public static String write(Object value) {
     try {

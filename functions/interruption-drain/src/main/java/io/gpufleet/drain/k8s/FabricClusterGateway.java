@@ -192,6 +192,19 @@ public final class FabricClusterGateway implements ClusterPort {
     }
   }
 
+  @Override
+  public List<NodeInfo> nodesInCapacityReservation(String reservationId) {
+    GenericKubernetesResourceList list =
+        read(
+            "list nodes of capacity reservation " + reservationId,
+            () ->
+                client
+                    .genericKubernetesResources(NODES)
+                    .withLabel(CAPACITY_RESERVATION_LABEL, reservationId)
+                    .list());
+    return list.getItems().stream().map(FabricClusterGateway::toNode).toList();
+  }
+
   private void listNodes() {
     var listed = new java.util.HashMap<String, NodeInfo>();
     String continueToken = null;

@@ -13,7 +13,9 @@ public enum DrainKind {
   /** EC2 Auto Scaling terminate lifecycle hook (scale-in, instance refresh, rebalancing). */
   ASG_TERMINATE("asg-terminate"),
   /** EC2 Auto Scaling launch lifecycle hook: completed once the node is Ready. */
-  ASG_LAUNCH("asg-launch");
+  ASG_LAUNCH("asg-launch"),
+  CAPACITY_RESERVATION_INTERRUPTION("capacity-reservation-interruption"),
+  CAPACITY_BLOCK_EXPIRING("capacity-block-expiring");
 
   private final String label;
 
@@ -36,7 +38,14 @@ public enum DrainKind {
       case FleetEvent.InstanceStateChange c -> STATE_CHANGE;
       case FleetEvent.HealthScheduledChange h -> HEALTH_SCHEDULED;
       case FleetEvent.LifecycleAction l -> l.terminating() ? ASG_TERMINATE : ASG_LAUNCH;
+      case FleetEvent.CapacityReservationInterruption c -> CAPACITY_RESERVATION_INTERRUPTION;
+      case FleetEvent.CapacityBlockExpiring b -> CAPACITY_BLOCK_EXPIRING;
     };
+  }
+
+  /** Every label, comma-separated, for error messages. */
+  public static String labels() {
+    return String.join(", ", Arrays.stream(values()).map(DrainKind::label).toList());
   }
 
   @Override

@@ -25,7 +25,8 @@ public record DrainOutcome(
     List<PodReport> podsSkipped,
     List<PodReport> gracePeriodCapped,
     LifecycleReport lifecycle,
-    List<String> planned) {
+    List<String> planned,
+    String region) {
 
   /** The outcome of an event that involves no lifecycle hook and is no dry run. */
   public DrainOutcome(
@@ -63,6 +64,51 @@ public record DrainOutcome(
         podsSkipped,
         gracePeriodCapped,
         null,
+        null,
+        null);
+  }
+
+  /**
+   * With a lifecycle report and/or planned actions; the region is set later ({@link #withRegion}).
+   */
+  public DrainOutcome(
+      String eventId,
+      String kind,
+      String instanceId,
+      String cluster,
+      String node,
+      Status status,
+      String message,
+      Set<Action> actions,
+      Instant receivedAt,
+      Instant deadline,
+      Boolean deadlineMet,
+      Timings timings,
+      List<String> podsEvicted,
+      List<PodReport> podsNotEvicted,
+      List<PodReport> podsSkipped,
+      List<PodReport> gracePeriodCapped,
+      LifecycleReport lifecycle,
+      List<String> planned) {
+    this(
+        eventId,
+        kind,
+        instanceId,
+        cluster,
+        node,
+        status,
+        message,
+        actions,
+        receivedAt,
+        deadline,
+        deadlineMet,
+        timings,
+        podsEvicted,
+        podsNotEvicted,
+        podsSkipped,
+        gracePeriodCapped,
+        lifecycle,
+        planned,
         null);
   }
 
@@ -82,6 +128,30 @@ public record DrainOutcome(
       Instant firstReceived,
       Instant nextCheck,
       String note) {}
+
+  /** The same outcome for the event's region (the envelope's {@code region}). */
+  public DrainOutcome withRegion(String eventRegion) {
+    return new DrainOutcome(
+        eventId,
+        kind,
+        instanceId,
+        cluster,
+        node,
+        status,
+        message,
+        actions,
+        receivedAt,
+        deadline,
+        deadlineMet,
+        timings,
+        podsEvicted,
+        podsNotEvicted,
+        podsSkipped,
+        gracePeriodCapped,
+        lifecycle,
+        planned,
+        eventRegion);
+  }
 
   /** This outcome with the lifecycle action's report attached. */
   public DrainOutcome withLifecycle(LifecycleReport report) {
@@ -103,7 +173,8 @@ public record DrainOutcome(
         podsSkipped,
         gracePeriodCapped,
         report,
-        planned);
+        planned,
+        region);
   }
 
   /** This outcome with another status and message (e.g. a drain that goes on next round). */
@@ -126,7 +197,8 @@ public record DrainOutcome(
         podsSkipped,
         gracePeriodCapped,
         lifecycle,
-        planned);
+        planned,
+        region);
   }
 
   public enum Status {
@@ -138,9 +210,12 @@ public record DrainOutcome(
     CORDONED,
     /** The same event id was already handled (or is being handled) for this node. */
     DUPLICATE,
-    /** No node of this cluster has that instance as providerID. */
+    /**
+     * No node of this cluster has that instance as providerID (another cluster's instance, or one
+     * whose node is already gone).
+     */
     NOT_IN_CLUSTER,
-    /** A state-change for an instance whose node is already gone. */
+    /** The node was deleted while the drain was claiming it. */
     NODE_GONE,
     /** Nothing to do for this kind (configuration or event says so). */
     NO_ACTION,

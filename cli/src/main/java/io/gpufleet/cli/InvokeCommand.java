@@ -1,0 +1,542 @@
+package io.gpufleet.cli;
+
+import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.lambda.LocalContext;
+import io.gpufleet.core.outcome.EventPublisher;
+import io.gpufleet.core.outcome.MetricsSink;
+import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.pricing.OnDemandPricing;
+import io.gpufleet.core.store.DirectoryBlobStore;
+import io.gpufleet.core.time.Sleeper;
+import io.gpufleet.cost.CostHandler;
+import io.gpufleet.cost.CostReportService;
+import io.gpufleet.cost.CostReporter;
+import io.gpufleet.cost.CostSettings;
+import io.gpufleet.cost.k8s.FabricClusterReader;
+import io.gpufleet.drain.DrainHandler;
+import io.gpufleet.drain.DrainSettings;
+import io.gpufleet.drain.DrainWiring;
+import io.gpufleet.preflight.DedupeStore;
+import io.gpufleet.preflight.PlanLoader;
+import io.gpufleet.preflight.PreflightHandler;
+import io.gpufleet.preflight.PreflightSettings;
+import io.gpufleet.preflight.PreflightWiring;
+import io.gpufleet.preflight.ReportStore;
+import io.gpufleet.preflight.aws.RegionalClients;
+import io.gpufleet.preflight.k8s.FabricNodePools;
+import io.gpufleet.schedule.PolicySource;
+import io.gpufleet.schedule.ScheduleHandler;
+import io.gpufleet.schedule.ScheduleSettings;
+import io.gpufleet.schedule.ScheduleWiring;
+import io.gpufleet.sim.DemoFleet;
+import io.gpufleet.sim.DemoWorkloads;
+import io.gpufleet.sim.Recorders;
+import io.gpufleet.sim.SimCluster;
+import io.gpufleet.sim.SimTime;
+import io.gpufleet.sim.aws.AwsStubServer;
+import io.gpufleet.sim.aws.PricingStub;
+import io.gpufleet.sim.aws.SimCapacityAccount;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.eks.EksClient;
+
+/**
+ * {@code gpufleet invoke FUNCTION FILE...}: each payload file goes, as raw bytes, through the
+ * function's real Lambda handler, against the simulated account and cluster of {@code simulate}
+ * (each file on a fresh one unless {@code --shared}), or against a real cluster with {@code
+ * --kubeconfig} or {@code --cluster NAME --region R} (interruption-drain and disruption-schedule).
+ * A file the handler rejects is reported like any other answer; an unreadable file is reported and
+ * the rest still run.
+ */
+final class InvokeCommand {
+  static final Map<String, String> FUNCTIONS =
+      Map.of(
+          "interruption-drain", "interruption-drain",
+          "drain", "interruption-drain",
+          "cost-report", "cost-report",
+          "disruption-schedule", "disruption-schedule",
+          "schedule", "disruption-schedule",
+          "capacity-preflight", "capacity-preflight",
+          "preflight", "capacity-preflight");
+
+  /** Lambda timeouts of template.yaml, what getRemainingTimeInMillis() starts at. */
+  static final Map<String, Integer> TIMEOUT_MILLIS =
+      Map.of(
+          "interruption-drain", 180_000,
+          "cost-report", 900_000,
+          "disruption-schedule", 180_000,
+          "capacity-preflight", 300_000);
+
+  private final PrintStream out;
+  private final PrintStream err;
+
+  InvokeCommand(PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  /** One file's run: its name, the function and what the handler answered (or why not). */
+  record Result(String file, String function, JsonNode answer, String error) {}
+
+  /** A handler with the state it runs against; closed after its file(s). */
+  interface Env extends AutoCloseable {
+    RequestStreamHandler handler();
+
+    /** Called before each payload (the schedule's clock follows the tick). */
+    default void before(byte[] payload) {}
+
+    @Override
+    default void close() throws Exception {}
+  }
+
+  int run(List<String> argv) throws Exception {
+    var args =
+        Args.parse(
+            "invoke",
+            argv,
+            Set.of("cluster", "region", "context", "speed", "policy"),
+            Set.of("shared", "json", "kubeconfig", "rebase"));
+    var positional = args.positional();
+    if (positional.isEmpty()) {
+      throw new ConfigException(
+          "invoke: name a function ("
+              + String.join(", ", new java.util.TreeSet<>(FUNCTIONS.keySet()))
+              + ") and at least one payload file");
+    }
+    String function = FUNCTIONS.get(positional.get(0));
+    if (function == null) {
+      throw new ConfigException(
+          "invoke: unknown function '"
+              + positional.get(0)
+              + "' (known: interruption-drain, cost-report, disruption-schedule,"
+              + " capacity-preflight)");
+    }
+    List<Path> files = positional.subList(1, positional.size()).stream().map(Path::of).toList();
+    if (files.isEmpty()) {
+      throw new ConfigException("invoke: no payload file given");
+    }
+    boolean real = args.flag("kubeconfig") || args.get("cluster").isPresent();
+    if (real && !Set.of("interruption-drain", "disruption-schedule").contains(function)) {
+      throw new ConfigException(
+          "invoke: "
+              + function
+              + " runs against the simulated account only; for a real one use gpufleet "
+              + (function.equals("cost-report") ? "cost-report" : "preflight"));
+    }
+    double speed = args.number("speed", 20, 1, 1000);
+    var results = new ArrayList<Result>();
+    Env shared = args.flag("shared") || real ? env(function, args, real, speed) : null;
+    try {
+      for (Path file : files) {
+        byte[] payload;
+        try {
+          payload = Files.readAllBytes(file);
+        } catch (IOException e) {
+          results.add(new Result(file.toString(), function, null, "cannot read: " + e));
+          continue;
+        }
+        if (args.flag("rebase") && !real) {
+          payload = rebase(payload);
+        }
+        Env env = shared != null ? shared : env(function, args, false, speed);
+        try {
+          env.before(payload);
+          results.add(
+              new Result(
+                  file.toString(), function, answer(env.handler(), function, payload), null));
+        } catch (RuntimeException | IOException e) {
+          results.add(new Result(file.toString(), function, null, "handler failed: " + e));
+        } finally {
+          if (shared == null) {
+            env.close();
+          }
+        }
+      }
+    } finally {
+      if (shared != null) {
+        shared.close();
+      }
+    }
+    print(results, args.flag("json"));
+    return results.stream().anyMatch(r -> r.error() != null) ? 1 : 0;
+  }
+
+  static JsonNode answer(RequestStreamHandler handler, String function, byte[] payload)
+      throws IOException {
+    var output = new ByteArrayOutputStream();
+    handler.handleRequest(
+        new ByteArrayInputStream(payload),
+        output,
+        new LocalContext(function, TIMEOUT_MILLIS.get(function)));
+    try {
+      return Json.MAPPER.readTree(output.toByteArray());
+    } catch (IOException e) {
+      return Json.MAPPER.getNodeFactory().textNode(output.toString(StandardCharsets.UTF_8));
+    }
+  }
+
+  /** An EventBridge event's time moved to now (what simulate does); anything else unchanged. */
+  static byte[] rebase(byte[] payload) {
+    try {
+      JsonNode node = Json.readPayload(payload);
+      if (node instanceof ObjectNode o && o.hasNonNull("detail-type") && o.has("time")) {
+        return io.gpufleet.sim.SimEvents.rebase(o, Instant.now());
+      }
+    } catch (IOException | RuntimeException e) {
+      // not an event: handed over as it is, for the handler to judge
+    }
+    return payload;
+  }
+
+  private void print(List<Result> results, boolean json) {
+    if (json) {
+      var array = Json.MAPPER.createArrayNode();
+      for (Result r : results) {
+        var o = array.addObject();
+        o.put("file", r.file());
+        o.put("function", r.function());
+        if (r.answer() != null) {
+          o.set("outcome", r.answer());
+        }
+        if (r.error() != null) {
+          o.put("error", r.error());
+        }
+      }
+      out.println(Json.writePretty(array));
+      return;
+    }
+    var table = new Table("FILE", "FUNCTION", "STATUS", "KIND", "INSTANCE", "NODE", "MESSAGE");
+    for (Result r : results) {
+      if (r.error() != null) {
+        table.add(r.file(), r.function(), "ERROR", "-", "-", "-", r.error());
+        continue;
+      }
+      for (JsonNode o : records(r.answer())) {
+        table.add(
+            r.file(),
+            r.function(),
+            o.path("status").asText("-"),
+            o.path("kind").asText("-"),
+            o.path("instanceId").asText("-"),
+            o.path("node").asText("-"),
+            brief(o.path("message").asText("")));
+      }
+    }
+    out.print(table.render());
+  }
+
+  /** The outcome records of one answer: a drain's array, a batch response, or one outcome. */
+  static List<JsonNode> records(JsonNode answer) {
+    var list = new ArrayList<JsonNode>();
+    if (answer.isArray()) {
+      answer.forEach(list::add);
+    } else if (answer.has("batchItemFailures")) {
+      var o = Json.MAPPER.createObjectNode();
+      o.put(
+          "status",
+          answer.path("batchItemFailures").isEmpty() ? "BATCH_OK" : "BATCH_PARTIAL_FAILURE");
+      o.put("message", "batchItemFailures " + answer.path("batchItemFailures"));
+      list.add(o);
+    } else {
+      list.add(answer);
+    }
+    return list;
+  }
+
+  private static String brief(String message) {
+    return message.length() > 120 ? message.substring(0, 117) + "..." : message;
+  }
+
+  // ------------------------------------------------------------------ environments
+
+  private Env env(String function, Args args, boolean real, double speed) throws Exception {
+    return switch (function) {
+      case "interruption-drain" -> real ? realDrain(args) : simDrain(speed);
+      case "disruption-schedule" -> real ? realSchedule(args) : simSchedule(args);
+      case "cost-report" -> simCost();
+      case "capacity-preflight" -> simPreflight();
+      default -> throw new IllegalStateException(function);
+    };
+  }
+
+  private static Env simDrain(double speed) {
+    var time = new SimTime(Instant.now(), speed);
+    var cluster = SimCluster.start(time);
+    KubernetesClient client = cluster.newClient();
+    DemoFleet.populate(cluster);
+    DemoFleet.populateCapacityBlock(cluster);
+    var metrics = new Recorders.RecordingMetrics();
+    var service =
+        DrainWiring.service(
+            client,
+            DrainSettings.defaults(DemoFleet.CLUSTER),
+            metrics,
+            new Recorders.RecordingPublisher(),
+            new Recorders.RecordingNotifier(),
+            time.clock(),
+            time.sleeper());
+    var handler = new DrainHandler(service, metrics, time.clock());
+    return new Env() {
+      @Override
+      public RequestStreamHandler handler() {
+        return handler;
+      }
+
+      @Override
+      public void close() {
+        client.close();
+        cluster.close();
+      }
+    };
+  }
+
+  private Env realDrain(Args args) {
+    String clusterName = args.require("cluster");
+    var env = new HashMap<>(System.getenv());
+    env.put("CLUSTER_NAME", clusterName);
+    KubernetesClient client = connect(args, clusterName);
+    var service =
+        DrainWiring.service(
+            client,
+            DrainSettings.from(new Settings(env)),
+            MetricsSink.NONE,
+            EventPublisher.NONE,
+            Notifier.NONE,
+            Clock.systemUTC(),
+            Sleeper.SYSTEM);
+    err.println("invoke: acting on the real cluster " + clusterName);
+    var handler = new DrainHandler(service, MetricsSink.NONE, Clock.systemUTC());
+    return new Env() {
+      @Override
+      public RequestStreamHandler handler() {
+        return handler;
+      }
+
+      @Override
+      public void close() {
+        client.close();
+      }
+    };
+  }
+
+  private Env simSchedule(Args args) {
+    var cluster = SimCluster.start(SimTime.realTime());
+    KubernetesClient client = cluster.newClient();
+    DemoWorkloads.populate(cluster);
+    return scheduleEnv(args, client, () -> cluster.close(), "gpu-prod");
+  }
+
+  private Env realSchedule(Args args) {
+    String clusterName = args.require("cluster");
+    KubernetesClient client = connect(args, clusterName);
+    err.println("invoke: acting on the real cluster " + clusterName);
+    return scheduleEnv(args, client, () -> {}, clusterName);
+  }
+
+  private static Env scheduleEnv(
+      Args args, KubernetesClient client, Runnable closeCluster, String clusterName) {
+    Path policyFile =
+        args.get("policy").map(Path::of).orElse(Main.home().resolve(BudgetsSimulation.POLICY));
+    var policy = PolicySource.file(policyFile);
+    var clock = new BudgetsSimulation.FixedClock();
+    var metrics = new Recorders.RecordingMetrics();
+    var service =
+        ScheduleWiring.service(
+            client,
+            ScheduleSettings.defaults(clusterName, policy.name()),
+            policy,
+            metrics,
+            new Recorders.RecordingPublisher(),
+            Notifier.NONE,
+            clock);
+    var handler = new ScheduleHandler(service, metrics);
+    return new Env() {
+      @Override
+      public RequestStreamHandler handler() {
+        return handler;
+      }
+
+      /**
+       * The clock stands a few seconds after the tick's scheduled time, as when Scheduler fires.
+       */
+      @Override
+      public void before(byte[] payload) {
+        Instant at = Instant.now();
+        try {
+          String t = Json.MAPPER.readTree(payload).path("detail").path("scheduledTime").asText("");
+          if (!t.isBlank()) {
+            at = Instant.parse(t).plusSeconds(3);
+          }
+        } catch (IOException | RuntimeException e) {
+          // not a tick: the handler rejects it whatever the clock says
+        }
+        clock.now = at;
+      }
+
+      @Override
+      public void close() {
+        client.close();
+        closeCluster.run();
+      }
+    };
+  }
+
+  private static Env simCost() throws IOException {
+    Path dir = Files.createTempDirectory("gpufleet-invoke-cost-");
+    Clock clock = Clock.systemUTC();
+    Instant now = clock.instant();
+    var cluster = SimCluster.start(SimTime.realTime());
+    KubernetesClient client = cluster.newClient();
+    var stub = AwsStubServer.start();
+    DemoFleet.populate(cluster);
+    var pricing =
+        new PricingStub()
+            .price(CostSimulation.REGION, "p5.48xlarge", "55.04")
+            .price(CostSimulation.REGION, "g6e.12xlarge", "10.49264")
+            .price(CostSimulation.REGION, "g5.2xlarge", "1.212")
+            .price(CostSimulation.REGION, "g5.12xlarge", "5.672");
+    stub.on(PricingStub.OPERATION, pricing::answer);
+    var aws =
+        new AwsClients(
+            Region.US_EAST_1,
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("sim", "sim")),
+            Optional.of(stub.endpoint()));
+    var store = new DirectoryBlobStore(dir);
+    var settings = CostSettings.defaults(DemoFleet.CLUSTER);
+    var metrics = new Recorders.RecordingMetrics();
+    var reporter =
+        new CostReporter(
+            metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier());
+    var service =
+        new CostReportService(
+            settings,
+            CostSimulation.REGION,
+            new CostSimulation.Backdated(
+                new FabricClusterReader(client, settings.teamLabel()), now),
+            new CostSimulation.SimEc2(now),
+            new CostSimulation.SimSpot(now),
+            OnDemandPricing.create(aws, new Settings(Map.of()), Optional.of(store), clock),
+            store,
+            reporter,
+            clock);
+    var handler = new CostHandler(service, metrics, reporter, DemoFleet.CLUSTER);
+    return new Env() {
+      @Override
+      public RequestStreamHandler handler() {
+        return handler;
+      }
+
+      @Override
+      public void close() {
+        client.close();
+        cluster.close();
+        stub.close();
+      }
+    };
+  }
+
+  private static Env simPreflight() {
+    var regions =
+        List.of(
+            "us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "ap-northeast-1");
+    var stub = AwsStubServer.start();
+    var clients =
+        new RegionalClients(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSIM", "sim")),
+            Optional.of(stub.endpoint()));
+    new SimCapacityAccount(stub).install().seedDemo(regions).installPricing(regions);
+    var cluster = SimCluster.start(SimTime.realTime());
+    DemoFleet.populateNodePools(cluster);
+    KubernetesClient kube = cluster.newClient();
+    var metrics = new Recorders.RecordingMetrics();
+    var service =
+        PreflightWiring.service(
+            clients,
+            "us-east-1",
+            PreflightCommand.simulatedPrices(stub),
+            PreflightSettings.defaults(),
+            Clock.systemUTC());
+    var saved = new ArrayList<String>();
+    ReportStore store =
+        report -> {
+          String uri =
+              "s3://gpufleet-sim-results/preflight/reports/"
+                  + report.plan()
+                  + "-"
+                  + (saved.size() + 1)
+                  + ".json";
+          saved.add(uri);
+          return Optional.of(uri);
+        };
+    var function =
+        PreflightWiring.function(
+            service,
+            DedupeStore.inMemory(1000),
+            store,
+            PlanLoader.NONE,
+            new FabricNodePools(kube),
+            metrics,
+            new Recorders.RecordingPublisher(),
+            new Recorders.RecordingNotifier(),
+            "us-east-1");
+    var handler = new PreflightHandler(function, metrics);
+    return new Env() {
+      @Override
+      public RequestStreamHandler handler() {
+        return handler;
+      }
+
+      @Override
+      public void close() {
+        kube.close();
+        cluster.close();
+        clients.close();
+        stub.close();
+      }
+    };
+  }
+
+  private static KubernetesClient connect(Args args, String clusterName) {
+    if (args.flag("kubeconfig")) {
+      return KubeClients.fromKubeconfig(args.get("context"));
+    }
+    if (args.get("context").isPresent()) {
+      throw new ConfigException("invoke: --context goes with --kubeconfig");
+    }
+    String region =
+        args.get("region")
+            .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
+            .or(() -> Optional.ofNullable(System.getenv("AWS_DEFAULT_REGION")))
+            .orElseThrow(() -> new ConfigException("invoke: --region is required (or AWS_REGION)"));
+    var aws =
+        new AwsClients(
+            Region.of(region), DefaultCredentialsProvider.builder().build(), Optional.empty());
+    EksClient eks = aws.build(EksClient.builder());
+    return KubeClients.forEks(eks, clusterName, aws.region(), aws.credentials(), Clock.systemUTC());
+  }
+}
