@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The project's one test command (run it as ./gpufleet test): installs the Python test tools into
 # .venv when missing, builds (or reuses) the real API server tier's binaries, then runs every tier:
-<<<<<<< HEAD
-# unit, adapter (moto server), handler, simulate, real API server, the Spotless format check
-# (mvn verify) and the template tier (cfn-lint, sam validate, template rules, checkov, sam build).
-=======
 # unit, adapter (moto server), handler, simulate, real API server, the Lambda runtime tier (each
 # deployment jar under aws-lambda-rie, failsafe *LambdaRuntimeIT), the Spotless format check (mvn
-# verify) and the template tier (cfn-lint, sam validate, sam build).
->>>>>>> main
+# verify) and the template tier (cfn-lint, sam validate, template rules, checkov, sam build).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# A merge left half done must fail at once, not deep inside a build (markers at line start only).
+if command -v git >/dev/null 2>&1 && git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 \
+   && git -C "$ROOT" grep -nE '^(<<<<<<< |>>>>>>> )' -- . >&2; then
+  echo "== merge conflict markers in tracked files (above)" >&2
+  exit 1
+fi
 VENV="$ROOT/.venv"
 REQ="$ROOT/scripts/requirements-test.txt"
 cd "$ROOT"

@@ -25,7 +25,7 @@ class SamTemplateTest {
     assertThat(f.handler()).isEqualTo("io.gpufleet.drain.DrainHandler::handleRequest");
     assertThat(f.runtime()).isEqualTo("java21");
     assertThat(f.functionName()).isEqualTo("ops-interruption-drain");
-    assertThat(f.memoryMb()).isEqualTo(1024);
+    assertThat(f.memoryMb()).isEqualTo(3008);
     assertThat(f.timeoutSeconds()).isEqualTo(180);
     assertThat(f.snapStart()).isTrue();
     assertThat(f.environment())
@@ -41,7 +41,7 @@ class SamTemplateTest {
   void shouldResolveParametersConditionsAndResources() {
     var f = TEMPLATE.function("CostReportFunction", STACK);
 
-    assertThat(f.memoryMb()).isEqualTo(2048);
+    assertThat(f.memoryMb()).isEqualTo(1024);
     assertThat(f.timeoutSeconds()).isEqualTo(900);
     assertThat(f.environment())
         .containsEntry("REPORT_BUCKET", "ops-cost-reports")
