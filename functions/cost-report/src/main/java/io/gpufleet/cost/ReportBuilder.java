@@ -327,7 +327,11 @@ public final class ReportBuilder {
       gpuBalance[0] += gpuCapacity;
       gpuBalance[2] += idleGpu;
       NodeGpus ng = n.gpus();
-      Double nodeUtil = n.accelerators() > 0 ? util.nodePercent().get(n.nodeName()) : null;
+      // a node seen only in EC2 (never joined the cluster) has no name to look utilisation up by
+      Double nodeUtil =
+          n.accelerators() > 0 && n.nodeName() != null
+              ? util.nodePercent().get(n.nodeName())
+              : null;
       BigDecimal utilIdle =
           nodeUtil == null
               ? null
