@@ -482,17 +482,7 @@ final class InvokeCommand {
             PreflightSettings.defaults(),
             Clock.systemUTC());
     var saved = new ArrayList<String>();
-    ReportStore store =
-        report -> {
-          String uri =
-              "s3://gpufleet-sim-results/preflight/reports/"
-                  + report.plan()
-                  + "-"
-                  + (saved.size() + 1)
-                  + ".json";
-          saved.add(uri);
-          return Optional.of(uri);
-        };
+    ReportStore store = PreflightSimulation.recordingStore(saved);
     var function =
         PreflightWiring.function(
             service,

@@ -105,17 +105,7 @@ final class PreflightSimulation {
               PreflightCommand.simulatedPrices(stub),
               settings,
               Clock.systemUTC());
-      ReportStore store =
-          report -> {
-            String uri =
-                "s3://gpufleet-sim-results/preflight/reports/"
-                    + report.plan()
-                    + "-"
-                    + (saved.size() + 1)
-                    + ".json";
-            saved.add(uri);
-            return Optional.of(uri);
-          };
+      ReportStore store = PreflightSimulation.recordingStore(saved);
       var function =
           PreflightWiring.function(
               service,
@@ -217,5 +207,19 @@ final class PreflightSimulation {
 
   Map<String, Double> metricsSnapshot() {
     return metrics.snapshot();
+  }
+
+  /** A report store that keeps nothing but answers, and records, a simulated S3 URI per report. */
+  static ReportStore recordingStore(List<String> saved) {
+    return report -> {
+      String uri =
+          "s3://gpufleet-sim-results/preflight/reports/"
+              + report.plan()
+              + "-"
+              + (saved.size() + 1)
+              + ".json";
+      saved.add(uri);
+      return Optional.of(uri);
+    };
   }
 }
