@@ -38,7 +38,8 @@ final class BenchCommand {
   }
 
   static final String NAMES =
-      "drain [--real], drain-burst, cold [--function F], preflight, budgets, cost, tune FUNCTION";
+      "drain [--real], drain-burst [--environments E], cold [--function F], preflight, budgets,"
+          + " cost, tune FUNCTION";
 
   /**
    * Each function's MemorySize in template.yaml (checked against it by a test), chosen with {@code
@@ -84,7 +85,8 @@ final class BenchCommand {
                 "memory",
                 "function",
                 "sizes",
-                "warm-runs"),
+                "warm-runs",
+                "environments"),
             Set.of("real", "unconfined", "baseline"));
     if (name.equals("tune")) {
       return new TuneCommand(out, err).run(args);
@@ -106,7 +108,8 @@ final class BenchCommand {
           }
           case "drain-burst" -> {
             int events = (int) args.number("events", 200, 1, 2000);
-            int environments = burstEnvironments(events);
+            int environments =
+                (int) args.number("environments", burstEnvironments(events), 1, events);
             try (var share = burstConfinement(args, environments)) {
               yield burst(
                   events,
@@ -384,7 +387,11 @@ final class BenchCommand {
       r.put("latencyMs", latencyMs);
       r.put(
           "environmentsRule",
-          "one per event, at most DrainReservedConcurrency (" + DRAIN_RESERVED_CONCURRENCY + ")");
+          environments == burstEnvironments(events)
+              ? "one per event, at most DrainReservedConcurrency ("
+                  + DRAIN_RESERVED_CONCURRENCY
+                  + ")"
+              : "--environments " + environments);
       r.putAll(f);
       r.put("podsLeft", podsLeft);
       long allCordonedMs = ((Number) f.get("allCordonedMs")).longValue();
@@ -401,12 +408,13 @@ final class BenchCommand {
   static final long BURST_TARGET_MS = 2000;
 
   /**
-   * Every event came back drained, no pod left on a burst node, all cordoned within the target, and
-   * every environment used a client of its own.
+   * No invocation failed, every event came back drained, no pod left on a burst node, all cordoned
+   * within the target, and every environment used a client of its own.
    */
   static boolean burstPasses(
       Map<String, Object> figures, int events, int environments, long podsLeft) {
-    return ((Number) figures.get("outcomes")).intValue() == events
+    return ((Number) figures.get("failedInvocations")).intValue() == 0
+        && ((Number) figures.get("outcomes")).intValue() == events
         && ((Number) figures.get("drained")).longValue() == events
         && ((Number) figures.get("environments")).intValue() == environments
         && ((Number) figures.get("distinctClients")).intValue() == environments

@@ -68,8 +68,11 @@ final class BurstEnvironments {
     return plan;
   }
 
-  /** One invocation: the event, what the handler returned, how long the invocation took. */
-  record Invocation(int event, List<DrainOutcome> outcomes, long handledNanos) {}
+  /**
+   * One invocation: the event, what the handler returned (nothing when it threw: {@code error} says
+   * what, as Lambda would report the invocation failed and retry it), how long it took.
+   */
+  record Invocation(int event, List<DrainOutcome> outcomes, long handledNanos, String error) {}
 
   /** One environment's run: its init, then its invocations in order. */
   record EnvironmentRun(
@@ -143,8 +146,14 @@ final class BurstEnvironments {
           FixtureEvents.spotJson("burst-" + e, BenchCommand.instanceId(e), start)
               .getBytes(StandardCharsets.UTF_8);
       long h0 = System.nanoTime();
-      var outcomes = SimulateCommand.invoke(env.handler(), payload);
-      invocations.add(new Invocation(e, outcomes, System.nanoTime() - h0));
+      try {
+        var outcomes = SimulateCommand.invoke(env.handler(), payload);
+        invocations.add(new Invocation(e, outcomes, System.nanoTime() - h0, null));
+      } catch (RuntimeException | java.io.IOException failed) {
+        // a failed invocation does not stop the environment: the next event still comes
+        invocations.add(
+            new Invocation(e, List.of(), System.nanoTime() - h0, String.valueOf(failed)));
+      }
     }
     return new EnvironmentRun(index, env.client(), initNanos, invocations);
   }
@@ -156,6 +165,8 @@ final class BurstEnvironments {
     var handledMs = new ArrayList<Long>();
     var clients = Collections.newSetFromMap(new IdentityHashMap<KubernetesClient, Boolean>());
     int mostEvents = 0;
+    int failed = 0;
+    String firstFailure = null;
     for (var run : runs) {
       clients.add(run.client());
       initMs.add(run.initNanos() / 1_000_000);
@@ -163,6 +174,11 @@ final class BurstEnvironments {
       for (var inv : run.invocations()) {
         handledMs.add(inv.handledNanos() / 1_000_000);
         outcomes.addAll(inv.outcomes());
+        if (inv.error() != null) {
+          failed++;
+          firstFailure =
+              firstFailure == null ? "event " + inv.event() + ": " + inv.error() : firstFailure;
+        }
       }
     }
     long allCordonedMs = 0;
@@ -184,6 +200,8 @@ final class BurstEnvironments {
     r.put("environments", runs.size());
     r.put("distinctClients", clients.size());
     r.put("mostEventsInOneEnvironment", mostEvents);
+    r.put("failedInvocations", failed);
+    r.put("firstFailure", firstFailure);
     r.put("outcomes", outcomes.size());
     r.put(
         "drained",

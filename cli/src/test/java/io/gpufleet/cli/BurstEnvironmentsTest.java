@@ -65,6 +65,7 @@ class BurstEnvironmentsTest {
 
       assertThat(f)
           .containsEntry("environments", 2)
+          .containsEntry("failedInvocations", 0)
           .containsEntry("distinctClients", 2)
           .containsEntry("mostEventsInOneEnvironment", 3)
           .containsEntry("outcomes", 5)
@@ -84,8 +85,27 @@ class BurstEnvironmentsTest {
   }
 
   @Test
+  void shouldCountAFailedInvocationAndGoOnWithTheEnvironmentsNextEvent() {
+    var failed = new BurstEnvironments.Invocation(3, List.of(), 10_000_000, "timed out");
+    var next = new BurstEnvironments.Invocation(5, List.of(), 20_000_000, null);
+    var run = new BurstEnvironments.EnvironmentRun(0, null, 4_000_000, List.of(failed, next));
+
+    var f = BurstEnvironments.figures(List.of(run), java.time.Instant.EPOCH);
+
+    assertThat(f)
+        .containsEntry("failedInvocations", 1)
+        .containsEntry("firstFailure", "event 3: timed out")
+        .containsEntry("mostEventsInOneEnvironment", 2)
+        .containsEntry("outcomes", 0);
+    assertThat(f.get("environmentInitMs"))
+        .isEqualTo(Map.of("min", 4L, "median", 4L, "max", 4L, "sum", 4L));
+    assertThat(((Map<?, ?>) f.get("eventHandlingMs")).get("sum")).isEqualTo(30L);
+  }
+
+  @Test
   void shouldFailABurstWhoseEnvironmentsSharedAClient() {
     var f = new HashMap<String, Object>();
+    f.put("failedInvocations", 0);
     f.put("outcomes", 4);
     f.put("drained", 4L);
     f.put("environments", 2);
@@ -96,6 +116,9 @@ class BurstEnvironmentsTest {
     assertThat(BenchCommand.burstPasses(f, 4, 2, 0)).isFalse();
     f.put("distinctClients", 2);
     assertThat(BenchCommand.burstPasses(f, 4, 2, 1)).as("a pod left").isFalse();
+    f.put("failedInvocations", 1);
+    assertThat(BenchCommand.burstPasses(f, 4, 2, 0)).as("an invocation failed").isFalse();
+    f.put("failedInvocations", 0);
     f.put("drained", 3L);
     assertThat(BenchCommand.burstPasses(f, 4, 2, 0)).as("an event not drained").isFalse();
   }
