@@ -91,10 +91,12 @@ final class CatalogBuilder {
   }
 
   List<CatalogEntry> build() {
+    // plain loops, no lambdas or streams: this runs in every function's cold start
     var sources = new HashMap<String, StaticPrice.Source>();
-    sourceDates.forEach(
-        (id, date) ->
-            sources.put(id, new StaticPrice.Source(id, date, sourceTexts.get(id).toString())));
+    for (var d : sourceDates.entrySet()) {
+      String id = d.getKey();
+      sources.put(id, new StaticPrice.Source(id, d.getValue(), sourceTexts.get(id).toString()));
+    }
     var out = new ArrayList<CatalogEntry>(rows.size());
     for (Row r : rows.values()) {
       String[] p = prices.get(r.type());

@@ -35,44 +35,63 @@ public final class StaticPrices implements OnDemandPrices {
   private static final Map<String, StaticPrice.Source> SOURCES = new TreeMap<>();
 
   static {
+    // plain loops, no lambdas or streams: this runs in the cold start of the functions that price
     for (CatalogEntry e : InstanceCatalog.entries()) {
-      e.staticPrice()
-          .ifPresent(
-              p -> {
-                TABLE.put(e.instanceType(), p);
-                SOURCES.put(p.source().id(), p.source());
-              });
+      StaticPrice p = e.price();
+      if (p != null) {
+        TABLE.put(e.instanceType(), p);
+        SOURCES.put(p.source().id(), p.source());
+      }
     }
   }
 
   /** The as-of date of the accelerated types' prices (the newest source of the table). */
-  public static final LocalDate AS_OF =
-      SOURCES.values().stream()
-          .map(StaticPrice.Source::asOf)
-          .max(LocalDate::compareTo)
-          .orElseThrow();
+  public static final LocalDate AS_OF = newestSource().asOf();
 
   /** The table's sources, newest first, in words for reports. */
   public static final String SOURCE = describeSources();
 
+  private static StaticPrice.Source newestSource() {
+    StaticPrice.Source newest = null;
+    for (StaticPrice.Source s : SOURCES.values()) {
+      if (newest == null || s.asOf().isAfter(newest.asOf())) {
+        newest = s;
+      }
+    }
+    if (newest == null) {
+      throw new IllegalStateException("the instance catalog has no static prices");
+    }
+    return newest;
+  }
+
   private static String describeSources() {
-    var parts = new ArrayList<String>();
-    SOURCES.values().stream()
-        .sorted(Comparator.comparing(StaticPrice.Source::asOf).reversed())
-        .forEach(
-            s -> {
-              var types =
-                  TABLE.entrySet().stream()
-                      .filter(e -> e.getValue().source().equals(s))
-                      .map(Map.Entry::getKey)
-                      .toList();
-              String which =
-                  types.stream().allMatch(t -> InstanceCatalog.find(t).isPresent())
-                      ? "accelerated types"
-                      : String.join(", ", types);
-              parts.add(which + ": " + s.description() + " (as of " + s.asOf() + ")");
-            });
-    return "Linux/shared On-Demand, us-east-1; " + String.join("; ", parts);
+    var sources = new ArrayList<>(SOURCES.values());
+    sources.sort(
+        new Comparator<StaticPrice.Source>() {
+          @Override
+          public int compare(StaticPrice.Source a, StaticPrice.Source b) {
+            return b.asOf().compareTo(a.asOf()); // newest first
+          }
+        });
+    var out = new StringBuilder("Linux/shared On-Demand, us-east-1");
+    for (StaticPrice.Source s : sources) {
+      var types = new ArrayList<String>();
+      boolean allAccelerated = true;
+      for (var e : TABLE.entrySet()) {
+        if (e.getValue().source().id().equals(s.id())) {
+          types.add(e.getKey());
+          allAccelerated &= InstanceCatalog.find(e.getKey()).isPresent();
+        }
+      }
+      out.append("; ")
+          .append(allAccelerated ? "accelerated types" : String.join(", ", types))
+          .append(": ")
+          .append(s.description())
+          .append(" (as of ")
+          .append(s.asOf())
+          .append(')');
+    }
+    return out.toString();
   }
 
   /** The static price of a type, if one is sourced. */
