@@ -116,7 +116,10 @@ final class PolicySchema {
 
   private static String generic(Error e, JsonNode arg) {
     JsonNode v = e.getInstanceNode();
-    String got = v != null && v.isValueNode() ? ", got '" + v.asText() + "'" : "";
+    String got =
+        v == null || !v.isValueNode()
+            ? ""
+            : v.isNumber() ? ", got " + v.asText() : ", got '" + v.asText() + "'";
     return switch (e.getKeyword()) {
       case "type" -> "must be " + typeNames(arg) + got;
       case "minimum" -> "must be at least " + arg.asText() + got;
