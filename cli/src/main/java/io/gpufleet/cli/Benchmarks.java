@@ -100,6 +100,10 @@ final class Benchmarks {
         if (latencyMs != null) {
           throw Cli.bad(spec, "--latency-ms applies to the simulated API server only, not --real");
         }
+        if (share.memory != null || share.unconfined) {
+          throw Cli.bad(
+              spec, "--memory and --unconfined do not apply to --real (it runs in this JVM)");
+        }
         // a node admits 110 pods
         int n = Cli.within(spec, "--pods", pods == null ? 110 : pods, 1, 110);
         return report(out, new RealDrainBench(err).run(n));

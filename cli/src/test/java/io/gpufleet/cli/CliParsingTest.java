@@ -201,6 +201,12 @@ class CliParsingTest {
     }
 
     @Test
+    void shouldRefuseAShareWithTheRealApiServer() {
+      assertThat(run("bench", "drain", "--real", "--memory", "1024")).isEqualTo(2);
+      assertThat(err()).contains("--memory and --unconfined do not apply to --real");
+    }
+
+    @Test
     void shouldRefuseAnOptionOfAnotherBenchmark() {
       assertThat(run("bench", "cold", "--pods", "5")).isEqualTo(2);
       assertThat(err()).startsWith("gpufleet bench cold: Unknown option: '--pods'\n");
