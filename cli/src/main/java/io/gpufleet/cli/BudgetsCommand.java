@@ -151,7 +151,7 @@ final class BudgetsCommand implements Callable<Integer> {
       description = {
         "Reconcile NodePool budgets and workload replicas for now (or --at) with the Lambda's code,"
             + " through the kubeconfig (default) or EKS (--cluster).",
-        "Exit codes: 0 reconciled or dry run, 2 bad flag or invalid policy, 3 a write failed, 1"
+        "Exit codes: 0 reconciled or dry run, 2 bad flag or invalid policy, 3 some writes failed, 1"
             + " other failure."
       })
   static final class Apply implements Callable<Integer> {
