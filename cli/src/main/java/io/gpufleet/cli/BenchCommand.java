@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.pricing.TokenBucket;
 import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
 import io.gpufleet.drain.DrainWiring;
@@ -103,24 +104,53 @@ final class BenchCommand implements Callable<Integer> {
           "bench drain: %d pods, %d ms API latency (added by the server)%n", pods, latencyMs);
       var f =
           share.runChild("drain", Map.of("url", cluster.url(), "pods", pods, "baseline", baseline));
-      long issued = ((Number) f.get("evictionsIssuedMs")).longValue();
-      double speedup = baseline ? ((Number) f.get("speedup")).doubleValue() : Double.NaN;
       var r = new LinkedHashMap<String, Object>();
       r.put("bench", "drain");
       r.put("pods", pods);
       r.put("latencyMs", latencyMs);
       r.putAll(f);
       r.put("share", share.describe());
-      r.put("targetEvictionsIssuedMs", 1000);
-      r.put("targetSpeedup", 15);
+      long target = physicalLimitMs(latencyMs);
+      r.put("targetEvictionsIssuedMs", target);
       r.put(
-          "pass",
-          "DRAINED".equals(f.get("status"))
-              && ((Number) f.get("evicted")).intValue() == pods
-              && issued <= 1000
-              && (!baseline || speedup >= 15));
+          "targetFormula", PHYSICAL_LIMIT_FORMULA + " at " + latencyMs + " ms = " + target + " ms");
+      // the limiter baseline is context: the speedup over it says nothing the target does not
+      r.put("baselineIsContextOnly", true);
+      r.put("pass", drainPasses(f, pods, target));
       return r;
     }
+  }
+
+  /** Round trips on a drain's path to its last eviction (see {@link #physicalLimitMs}). */
+  static final int DRAIN_ROUND_TRIPS = 6;
+
+  /** What the drain may spend beyond its round trips: its own CPU, JSON and scheduling. */
+  static final int DRAIN_SLACK_MS = 30;
+
+  static final String PHYSICAL_LIMIT_FORMULA =
+      DRAIN_ROUND_TRIPS + " round trips x latencyMs + " + DRAIN_SLACK_MS + " ms";
+
+  /**
+   * The target of {@code bench drain} (issue 11), set against the physical limit rather than a
+   * baseline: the last eviction cannot be answered before the round trips on its path, each paying
+   * the RTT the simulated server adds to every request. The path today: list the nodes to find the
+   * instance (or a copy listed earlier), one patch that claims, cordons and taints (a stale copy
+   * costs a 409 and a re-read, two more), list the node's pods, then the evictions, all in flight
+   * at once (DRAIN_EVICTION_CONCURRENCY 128 ≥ the 110 pods a node admits). Six round trips cover
+   * that worst case; 30 ms is what the function may spend on its own CPU.
+   */
+  static long physicalLimitMs(int latencyMs) {
+    return (long) DRAIN_ROUND_TRIPS * latencyMs + DRAIN_SLACK_MS;
+  }
+
+  /** Every pod evicted, the node drained, and the last eviction answered within the target. */
+  static boolean drainPasses(Map<String, Object> figures, int pods, long targetMs) {
+    Object issued = figures.get("evictionsIssuedMs");
+    return "DRAINED".equals(figures.get("status"))
+        && figures.get("evicted") instanceof Number evicted
+        && evicted.intValue() == pods
+        && issued instanceof Number n
+        && n.longValue() <= targetMs;
   }
 
   /**
@@ -142,10 +172,13 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  /** client-go's default: QPS 5, burst 10, one eviction after another. */
+  /**
+   * client-go's default: QPS 5, burst 10 (its flowcontrol token bucket, here fleet-core's), one
+   * eviction after another.
+   */
   static long sequentialBaseline(KubernetesClient client, String node, int pods)
       throws InterruptedException {
-    var limiter = new TokenBucket(5, 10);
+    var limiter = TokenBucket.system(5, 10);
     long start = System.nanoTime();
     limiter.acquire();
     client
@@ -195,49 +228,37 @@ final class BenchCommand implements Callable<Integer> {
     return speedup;
   }
 
-  /** A token bucket like client-go's flowcontrol limiter. */
-  static final class TokenBucket {
-    private final double perSecond;
-    private final double burst;
-    private double tokens;
-    private long last = System.nanoTime();
-
-    TokenBucket(double perSecond, int burst) {
-      this.perSecond = perSecond;
-      this.burst = burst;
-      this.tokens = burst;
-    }
-
-    synchronized void acquire() throws InterruptedException {
-      while (true) {
-        long now = System.nanoTime();
-        tokens = Math.min(burst, tokens + (now - last) / 1e9 * perSecond);
-        last = now;
-        if (tokens >= 1) {
-          tokens -= 1;
-          return;
-        }
-        long waitNanos = (long) ((1 - tokens) / perSecond * 1e9);
-        Thread.sleep(Duration.ofNanos(waitNanos));
-      }
-    }
-  }
-
   // ---------------------------------------------------------------- drain-burst
 
   /**
-   * A burst of N events is N Lambda environments at once: the child holding all the invocations
-   * gets N shares, capped at the host's CPUs (the JSON says when the cap applies).
+   * template.yaml's default DrainReservedConcurrency (checked against it by a test): at most this
+   * many drain environments run at once; further events of a burst wait for a free one.
    */
-  static Confinement burstConfinement(Benchmarks.Share args, int events) {
+  static final int DRAIN_RESERVED_CONCURRENCY = 50;
+
+  /**
+   * The Lambda execution environments a burst of {@code events} runs on: one per event, up to the
+   * drain's reserved concurrency (Lambda throttles beyond it and retries the event later; the bench
+   * hands it to the next free environment at once, which is the optimistic side of that).
+   */
+  static int burstEnvironments(int events) {
+    return Math.min(events, DRAIN_RESERVED_CONCURRENCY);
+  }
+
+  /**
+   * A burst on E Lambda environments at once: the child holding them gets E shares, capped at the
+   * host's CPUs (the JSON says when the cap applies).
+   */
+  static Confinement burstConfinement(Benchmarks.Share args, int environments) {
     int memory = args.memoryMb("interruption-drain");
     if (args.unconfined) {
       return Confinement.unconfined(memory, "--unconfined: the whole machine, on purpose");
     }
-    return Confinement.of(new LambdaShare(memory), events, "drain-burst", CpuCgroup.SYSFS);
+    return Confinement.of(new LambdaShare(memory), environments, "drain-burst", CpuCgroup.SYSFS);
   }
 
-  Map<String, Object> burst(int events, int podsPerNode, int latencyMs, Confinement share)
+  Map<String, Object> burst(
+      int events, int environments, int podsPerNode, int latencyMs, Confinement share)
       throws Exception {
     var time = SimTime.realTime();
     try (var cluster = SimCluster.start(time)) {
@@ -252,7 +273,10 @@ final class BenchCommand implements Callable<Integer> {
       warmServer(cluster, time, podsPerNode);
       cluster.setLatency(Duration.ofMillis(latencyMs));
       share.announce(err, "drain-burst");
-      var f = share.runChild("burst", Map.of("url", cluster.url(), "events", events));
+      var f =
+          share.runChild(
+              "burst",
+              Map.of("url", cluster.url(), "events", events, "environments", environments));
       long podsLeft = 0;
       for (int i = 0; i < events; i++) {
         podsLeft +=
@@ -261,25 +285,46 @@ final class BenchCommand implements Callable<Integer> {
                     p -> !"DaemonSet".equals(p.getMetadata().getOwnerReferences().get(0).getKind()))
                 .count();
       }
-      long allCordonedMs = ((Number) f.get("allCordonedMs")).longValue();
-      long baseline = ((Number) f.get("baselineSequentialCordonMs")).longValue();
       var r = new LinkedHashMap<String, Object>();
       r.put("bench", "drain-burst");
       r.put("events", events);
       r.put("podsPerNode", podsPerNode);
       r.put("latencyMs", latencyMs);
+      r.put(
+          "environmentsRule",
+          environments == burstEnvironments(events)
+              ? "one per event, at most DrainReservedConcurrency ("
+                  + DRAIN_RESERVED_CONCURRENCY
+                  + ")"
+              : "--environments " + environments);
       r.putAll(f);
       r.put("podsLeft", podsLeft);
+      long allCordonedMs = ((Number) f.get("allCordonedMs")).longValue();
+      long baseline = ((Number) f.get("baselineSequentialCordonMs")).longValue();
       r.put("speedup", Math.round(10.0 * baseline / Math.max(1, allCordonedMs)) / 10.0);
       r.put("share", share.describe());
-      r.put("targetAllCordonedMs", 2000);
-      int outcomes = ((Number) f.get("outcomes")).intValue();
-      long drained = ((Number) f.get("drained")).longValue();
-      r.put(
-          "pass",
-          outcomes == events && drained == events && podsLeft == 0 && allCordonedMs <= 2000);
+      r.put("targetAllCordonedMs", BURST_TARGET_MS);
+      r.put("pass", burstPasses(f, events, environments, podsLeft));
       return r;
     }
+  }
+
+  /** All cordoned within 2 s of the burst (environment init included), none lost. */
+  static final long BURST_TARGET_MS = 2000;
+
+  /**
+   * No invocation failed, every event came back drained, no pod left on a burst node, all cordoned
+   * within the target, and every environment used a client of its own.
+   */
+  static boolean burstPasses(
+      Map<String, Object> figures, int events, int environments, long podsLeft) {
+    return ((Number) figures.get("failedInvocations")).intValue() == 0
+        && ((Number) figures.get("outcomes")).intValue() == events
+        && ((Number) figures.get("drained")).longValue() == events
+        && ((Number) figures.get("environments")).intValue() == environments
+        && ((Number) figures.get("distinctClients")).intValue() == environments
+        && podsLeft == 0
+        && ((Number) figures.get("allCordonedMs")).longValue() <= BURST_TARGET_MS;
   }
 
   static String instanceId(int i) {

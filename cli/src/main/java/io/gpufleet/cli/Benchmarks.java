@@ -137,6 +137,16 @@ final class Benchmarks {
     int events;
 
     @Option(
+        names = "--environments",
+        paramLabel = "E",
+        description =
+            "Lambda environments the burst runs on, 1 to --events (default: one per event, up to"
+                + " the drain's reserved concurrency, "
+                + BenchCommand.DRAIN_RESERVED_CONCURRENCY
+                + ").")
+    Integer environments;
+
+    @Option(
         names = "--pods",
         paramLabel = "N",
         defaultValue = "30",
@@ -162,8 +172,15 @@ final class Benchmarks {
       Cli.within(spec, "--events", events, 1, 2000);
       Cli.within(spec, "--pods", pods, 0, 500);
       Cli.within(spec, "--latency-ms", latencyMs, 0, 1000);
-      try (var confinement = BenchCommand.burstConfinement(share, events)) {
-        return report(out, new BenchCommand(out, err).burst(events, pods, latencyMs, confinement));
+      int environmentCount =
+          environments == null
+              ? BenchCommand.burstEnvironments(events)
+              : Cli.within(spec, "--environments", environments, 1, events);
+      try (var confinement = BenchCommand.burstConfinement(share, environmentCount)) {
+        return report(
+            out,
+            new BenchCommand(out, err)
+                .burst(events, environmentCount, pods, latencyMs, confinement));
       }
     }
   }

@@ -195,6 +195,14 @@ class CliParsingTest {
     }
 
     @Test
+    void shouldRefuseMoreEnvironmentsThanEvents() {
+      assertThat(run("bench", "drain-burst", "--events", "10", "--environments", "11"))
+          .isEqualTo(2);
+      assertThat(err())
+          .startsWith("gpufleet bench drain-burst: --environments=11 must be between 1 and 10");
+    }
+
+    @Test
     void shouldRefuseLatencyWithTheRealApiServer() {
       assertThat(run("bench", "drain", "--real", "--latency-ms", "5")).isEqualTo(2);
       assertThat(err()).contains("--latency-ms applies to the simulated API server only");
@@ -547,6 +555,11 @@ class CliParsingTest {
       assertThat(burst.events).isEqualTo(200);
       assertThat(burst.pods).isEqualTo(30);
       assertThat(burst.latencyMs).isEqualTo(20);
+      assertThat(burst.environments).isNull();
+      assertThat(
+              parsed(Benchmarks.DrainBurst.class, "bench", "drain-burst", "--environments", "7")
+                  .environments)
+          .isEqualTo(7);
       assertThat(cold.function).isEqualTo("cost-report");
       assertThat(cold.runs).isEqualTo(3);
       assertThat(preflight.regions).isEqualTo(3);
