@@ -1,5 +1,7 @@
 package io.gpufleet.cli;
 
+import io.gpufleet.core.catalog.InstanceCatalog;
+import io.gpufleet.core.catalog.StaticPrice;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
@@ -136,7 +138,7 @@ final class CostBench {
       String id = String.format("i-0%016x", 0xc0000000L + i);
       boolean spot = random.nextInt(10) < 6;
       Instant launch = now.minus(Duration.ofMinutes(30 + random.nextInt(72 * 60)));
-      var facts = StaticPrices.facts(type).orElseThrow();
+      var facts = InstanceCatalog.entry(type).orElseThrow();
       String name = "ip-10-" + (i / 250) + "-" + (i % 250) + ".ec2.internal";
       var labels = new java.util.HashMap<String, String>();
       var resources = sharing(i, type, facts.accelerators(), labels);
@@ -152,9 +154,9 @@ final class CostBench {
               null,
               launch,
               facts.accelerators(),
-              facts.acceleratorResource(),
+              facts.acceleratorResource().orElse(null),
               facts.vcpus() * 1000L,
-              (long) facts.memoryGiB() << 30,
+              facts.memoryMib() << 20,
               resources,
               labels));
       Instant end =
@@ -214,7 +216,7 @@ final class CostBench {
     }
     var spot = new ArrayList<SpotPricePoint>();
     for (String type : TYPES) {
-      var od = StaticPrices.facts(type).orElseThrow().usdPerHour();
+      var od = StaticPrices.price(type).orElseThrow().usdPerHour();
       for (String zone : ZONES) {
         for (int h = 0; h <= 24; h += 2) {
           spot.add(
@@ -441,7 +443,7 @@ final class CostBench {
         throw new IllegalStateException("interrupted in the Pricing API stub", e);
       }
       calls.incrementAndGet();
-      return StaticPrices.facts(instanceType).map(StaticPrices.InstanceFacts::usdPerHour);
+      return StaticPrices.price(instanceType).map(StaticPrice::usdPerHour);
     }
 
     int calls() {

@@ -487,10 +487,8 @@ final class InvokeCommand implements Callable<Integer> {
     DemoFleet.populate(cluster);
     var pricing =
         new PricingStub()
-            .price(CostSimulation.REGION, "p5.48xlarge", "55.04")
-            .price(CostSimulation.REGION, "g6e.12xlarge", "10.49264")
-            .price(CostSimulation.REGION, "g5.2xlarge", "1.212")
-            .price(CostSimulation.REGION, "g5.12xlarge", "5.672");
+            .listPrices(
+                CostSimulation.REGION, "p5.48xlarge", "g6e.12xlarge", "g5.2xlarge", "g5.12xlarge");
     stub.on(PricingStub.OPERATION, pricing::answer);
     var aws =
         new AwsClients(
