@@ -4,8 +4,6 @@ import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.gpufleet.core.config.ConfigException;
-import io.gpufleet.core.json.Json;
 import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.core.outcome.Notifier;
@@ -20,26 +18,48 @@ import io.gpufleet.sim.SimTime;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code gpufleet bench NAME}: each benchmark runs its scenario and a baseline in the same run and
- * prints one JSON line last.
+ * prints one JSON line last. The benchmarks' options are in {@link Benchmarks}.
  */
-final class BenchCommand {
-  private final PrintStream out;
+@Command(
+    name = "bench",
+    synopsisSubcommandLabel = "BENCHMARK",
+    description = {
+      "Benchmarks: each prints one JSON line last, exit 0 when its targets hold, 1 when not.",
+      "The function runs in a child JVM confined to the CPU share of a Lambda memory size"
+          + " (--memory MB, default: template.yaml's); the baseline runs in the same run."
+    },
+    subcommands = {
+      Benchmarks.Drain.class,
+      Benchmarks.DrainBurst.class,
+      Benchmarks.Cold.class,
+      Benchmarks.Preflight.class,
+      Benchmarks.Budgets.class,
+      Benchmarks.Cost.class,
+      TuneCommand.class
+    })
+final class BenchCommand implements Callable<Integer> {
   private final PrintStream err;
 
+  @Mixin Cli.Help help;
+  @Spec CommandSpec spec;
+
   BenchCommand(PrintStream out, PrintStream err) {
-    this.out = out;
     this.err = err;
   }
 
-  static final String NAMES =
-      "drain [--real], drain-burst [--environments E], cold [--function F], preflight, budgets,"
-          + " cost, tune FUNCTION";
+  @Override
+  public Integer call() {
+    throw Cli.bad(spec, "name a benchmark");
+  }
 
   /**
    * Each function's MemorySize in template.yaml (checked against it by a test), chosen with {@code
@@ -53,121 +73,12 @@ final class BenchCommand {
           "cost-report", 1024);
 
   /** The share a bench gives its function: --memory MB, else the template's size. */
-  static Confinement confinement(Args args, String function, String bench) {
-    int memory =
-        (int)
-            args.number(
-                "memory", TEMPLATE_MEMORY_MB.get(function), LambdaShare.MIN_MB, LambdaShare.MAX_MB);
-    if (args.flag("unconfined")) {
+  static Confinement confinement(Benchmarks.Share args, String function, String bench) {
+    int memory = args.memoryMb(function);
+    if (args.unconfined) {
       return Confinement.unconfined(memory, "--unconfined: the whole machine, on purpose");
     }
     return Confinement.of(memory, bench);
-  }
-
-  int run(List<String> argv) throws Exception {
-    if (argv.isEmpty()) {
-      throw new ConfigException("bench: name a benchmark: " + NAMES);
-    }
-    String name = argv.get(0);
-    var args =
-        Args.parse(
-            "bench " + name,
-            argv.subList(1, argv.size()),
-            Set.of(
-                "pods",
-                "latency-ms",
-                "events",
-                "runs",
-                "instances",
-                "pools",
-                "workloads",
-                "regions",
-                "memory",
-                "function",
-                "sizes",
-                "warm-runs",
-                "environments"),
-            Set.of("real", "unconfined", "baseline"));
-    if (name.equals("tune")) {
-      return new TuneCommand(out, err).run(args);
-    }
-    boolean baseline = args.get("baseline").isEmpty() || args.flag("baseline");
-    Map<String, Object> result =
-        switch (name) {
-          case "drain" -> {
-            if (args.flag("real")) {
-              yield new RealDrainBench(err).run(args);
-            }
-            try (var share = confinement(args, "interruption-drain", name)) {
-              yield drain(
-                  (int) args.number("pods", 110, 1, 5000),
-                  (int) args.number("latency-ms", 20, 0, 1000),
-                  baseline,
-                  share);
-            }
-          }
-          case "drain-burst" -> {
-            int events = (int) args.number("events", 200, 1, 2000);
-            int environments =
-                (int) args.number("environments", burstEnvironments(events), 1, events);
-            try (var share = burstConfinement(args, environments)) {
-              yield burst(
-                  events,
-                  environments,
-                  (int) args.number("pods", 30, 0, 500),
-                  (int) args.number("latency-ms", 20, 0, 1000),
-                  share);
-            }
-          }
-          case "cold" -> {
-            String function = args.get("function").orElse("interruption-drain");
-            if (!TEMPLATE_MEMORY_MB.containsKey(function)) {
-              throw new ConfigException(
-                  "bench cold: unknown --function "
-                      + function
-                      + " ("
-                      + TEMPLATE_MEMORY_MB.keySet()
-                      + ")");
-            }
-            try (var share = confinement(args, function, name)) {
-              yield new ColdBench(err).run(function, (int) args.number("runs", 3, 1, 20), share);
-            }
-          }
-          case "preflight" -> {
-            try (var share = confinement(args, "capacity-preflight", name)) {
-              yield new PreflightBench(err)
-                  .run(
-                      (int) args.number("latency-ms", 100, 0, 1000),
-                      (int) args.number("regions", 17, 1, 17),
-                      baseline,
-                      share);
-            }
-          }
-          case "cost" -> {
-            try (var share = confinement(args, "cost-report", name)) {
-              yield new CostBench(err)
-                  .run(
-                      (int) args.number("instances", 10_000, 1, 100_000),
-                      (int) args.number("pods", 100_000, 0, 1_000_000),
-                      share);
-            }
-          }
-          case "budgets" -> {
-            try (var share = confinement(args, "disruption-schedule", name)) {
-              yield new BudgetsBench(err)
-                  .run(
-                      (int) args.number("pools", 50, 1, 500),
-                      (int) args.number("workloads", 500, 1, 5000),
-                      (int) args.number("latency-ms", 10, 0, 1000),
-                      baseline,
-                      share);
-            }
-          }
-          default ->
-              throw new ConfigException("bench: unknown benchmark '" + name + "' (" + NAMES + ")");
-        };
-    out.println(Json.write(result));
-    return Boolean.TRUE.equals(result.get("pass")) ? 0 : 1;
   }
 
   // ---------------------------------------------------------------- drain
@@ -179,7 +90,7 @@ final class BenchCommand {
    * The simulated API server (with the latency) runs here; the drain runs in a child JVM in the
    * share: a warm-up drain of a 3-pod node, the measured drain, then the baseline.
    */
-  private Map<String, Object> drain(int pods, int latencyMs, boolean baseline, Confinement share)
+  Map<String, Object> drain(int pods, int latencyMs, boolean baseline, Confinement share)
       throws Exception {
     var time = SimTime.realTime();
     try (var cluster = SimCluster.start(time)) {
@@ -338,21 +249,15 @@ final class BenchCommand {
    * A burst on E Lambda environments at once: the child holding them gets E shares, capped at the
    * host's CPUs (the JSON says when the cap applies).
    */
-  static Confinement burstConfinement(Args args, int environments) {
-    int memory =
-        (int)
-            args.number(
-                "memory",
-                TEMPLATE_MEMORY_MB.get("interruption-drain"),
-                LambdaShare.MIN_MB,
-                LambdaShare.MAX_MB);
-    if (args.flag("unconfined")) {
+  static Confinement burstConfinement(Benchmarks.Share args, int environments) {
+    int memory = args.memoryMb("interruption-drain");
+    if (args.unconfined) {
       return Confinement.unconfined(memory, "--unconfined: the whole machine, on purpose");
     }
     return Confinement.of(new LambdaShare(memory), environments, "drain-burst", CpuCgroup.SYSFS);
   }
 
-  private Map<String, Object> burst(
+  Map<String, Object> burst(
       int events, int environments, int podsPerNode, int latencyMs, Confinement share)
       throws Exception {
     var time = SimTime.realTime();
