@@ -139,19 +139,36 @@ public final class DrainWiring {
       Notifier notifier,
       Clock clock,
       Sleeper sleeper) {
+    return routed(
+        kubes,
+        clusters,
+        settings,
+        metrics,
+        publisher,
+        notifier,
+        clock,
+        sleeper,
+        null,
+        ContinuationPort.NONE);
+  }
+
+  /** As above, with Auto Scaling lifecycle hooks handled through {@code hooks}. */
+  public static DrainService routed(
+      java.util.Map<String, KubernetesClient> kubes,
+      ClusterList clusters,
+      DrainSettings settings,
+      MetricsSink metrics,
+      EventPublisher publisher,
+      Notifier notifier,
+      Clock clock,
+      Sleeper sleeper,
+      LifecyclePort hooks,
+      ContinuationPort continuations) {
     var ports = new java.util.LinkedHashMap<String, ClusterPort>();
     kubes.forEach((name, kube) -> ports.put(name, new FabricClusterGateway(kube)));
     return entry(
         members(
-            ports,
-            settings,
-            metrics,
-            publisher,
-            notifier,
-            clock,
-            sleeper,
-            null,
-            ContinuationPort.NONE),
+            ports, settings, metrics, publisher, notifier, clock, sleeper, hooks, continuations),
         clusters,
         clock);
   }
