@@ -117,8 +117,33 @@ public final class BenchChild {
   static Map<String, Object> burst(JsonNode input, PrintStream err) throws Exception {
     int events = input.get("events").asInt();
     var time = SimTime.realTime();
-    try (KubernetesClient client = client(input)) {
+    var others = new ArrayList<KubernetesClient>();
+    try (KubernetesClient client = client(input);
+        AutoCloseable closeOthers = () -> others.forEach(KubernetesClient::close)) {
       var service = BenchCommand.service(client, time);
+      if (input.path("otherUrls").size() > 0) {
+        // several clusters: the burst's own cluster is the last one routed to
+        var kubes = new java.util.LinkedHashMap<String, KubernetesClient>();
+        for (var url : input.path("otherUrls")) {
+          var other = KubeClients.forUrl(url.asText(), Optional.empty(), () -> "sim-token");
+          others.add(other);
+          kubes.put("other-" + others.size(), other);
+        }
+        kubes.put("bench", client);
+        service =
+            io.gpufleet.drain.DrainWiring.routed(
+                kubes,
+                new io.gpufleet.drain.ClusterList(
+                    List.copyOf(kubes.keySet()),
+                    io.gpufleet.drain.ClusterList.DEFAULT_NEGATIVE_TTL,
+                    io.gpufleet.drain.ClusterList.DEFAULT_NEGATIVE_MAX),
+                io.gpufleet.drain.DrainSettings.defaults("other-1"),
+                MetricsSink.NONE,
+                io.gpufleet.core.outcome.EventPublisher.NONE,
+                io.gpufleet.core.outcome.Notifier.NONE,
+                time.clock(),
+                time.sleeper());
+      }
       var handler = new DrainHandler(service, MetricsSink.NONE, time.clock());
       SimulateCommand.invoke(
           handler,

@@ -18,6 +18,7 @@ import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +38,7 @@ final class BenchCommand {
   }
 
   static final String NAMES =
-      "drain [--real], drain-burst, cold [--function F], preflight, budgets, cost, tune FUNCTION";
+      "drain [--real], drain-burst [--clusters N], cold [--function F], preflight, budgets, cost, tune FUNCTION";
 
   /**
    * Each function's MemorySize in template.yaml (checked against it by a test), chosen with {@code
@@ -110,6 +111,7 @@ final class BenchCommand {
                   events,
                   (int) args.number("pods", 30, 0, 500),
                   (int) args.number("latency-ms", 20, 0, 1000),
+                  (int) args.number("clusters", 1, 1, 8),
                   share);
             }
           }
@@ -193,6 +195,7 @@ final class BenchCommand {
       r.put("bench", "drain");
       r.put("pods", pods);
       r.put("latencyMs", latencyMs);
+      r.put("clusters", clusters);
       r.putAll(f);
       r.put("share", share.describe());
       r.put("targetEvictionsIssuedMs", 1000);
@@ -327,10 +330,26 @@ final class BenchCommand {
     return Confinement.of(new LambdaShare(memory), events, "drain-burst", CpuCgroup.SYSFS);
   }
 
-  private Map<String, Object> burst(int events, int podsPerNode, int latencyMs, Confinement share)
+  /**
+   * {@code clusters} &gt; 1: the drain serves that many simulated clusters, the burst's nodes in
+   * the last one routed to, so each event's first lookup asks every cluster (each other cluster
+   * holds {@code events} nodes of its own).
+   */
+  private Map<String, Object> burst(
+      int events, int podsPerNode, int latencyMs, int clusters, Confinement share)
       throws Exception {
     var time = SimTime.realTime();
-    try (var cluster = SimCluster.start(time)) {
+    var others = new ArrayList<SimCluster>();
+    try (var cluster = SimCluster.start(time);
+        AutoCloseable closeOthers = () -> others.forEach(SimCluster::close)) {
+      for (int c = 1; c < clusters; c++) {
+        var other = SimCluster.start(time);
+        others.add(other);
+        for (int i = 0; i < events; i++) {
+          seedNode(other, "other-" + c + "-" + i, instanceId(200_000 * c + i), 0);
+        }
+        other.setLatency(Duration.ofMillis(latencyMs));
+      }
       err.printf("bench drain-burst: seeding %d nodes x %d pods...%n", events, podsPerNode);
       for (int i = 0; i < events; i++) {
         seedNode(cluster, "burst-" + i, instanceId(i), podsPerNode);
@@ -342,7 +361,16 @@ final class BenchCommand {
       warmServer(cluster, time, podsPerNode);
       cluster.setLatency(Duration.ofMillis(latencyMs));
       share.announce(err, "drain-burst");
-      var f = share.runChild("burst", Map.of("url", cluster.url(), "events", events));
+      var f =
+          share.runChild(
+              "burst",
+              Map.of(
+                  "url",
+                  cluster.url(),
+                  "events",
+                  events,
+                  "otherUrls",
+                  others.stream().map(SimCluster::url).toList()));
       long podsLeft = 0;
       for (int i = 0; i < events; i++) {
         podsLeft +=
@@ -358,6 +386,7 @@ final class BenchCommand {
       r.put("events", events);
       r.put("podsPerNode", podsPerNode);
       r.put("latencyMs", latencyMs);
+      r.put("clusters", clusters);
       r.putAll(f);
       r.put("podsLeft", podsLeft);
       r.put("speedup", Math.round(10.0 * baseline / Math.max(1, allCordonedMs)) / 10.0);
