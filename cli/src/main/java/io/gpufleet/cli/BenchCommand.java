@@ -195,7 +195,6 @@ final class BenchCommand {
       r.put("bench", "drain");
       r.put("pods", pods);
       r.put("latencyMs", latencyMs);
-      r.put("clusters", clusters);
       r.putAll(f);
       r.put("share", share.describe());
       r.put("targetEvictionsIssuedMs", 1000);
