@@ -10,6 +10,7 @@ AWS::LanguageExtensions expansion, the one `sam build` uses). Exits non-zero nam
 - every EventBridge rule pins `account`; the Health rule takes only upcoming/open;
 - events:PutEvents is conditioned on events:source; every role the scheduler assumes is
   conditioned on aws:SourceAccount and aws:SourceArn;
+- every parameter sits in exactly one console ParameterGroup;
 - no function environment holds a secret: no NoEcho parameter, no *WEBHOOK_URL/*TOKEN*/*PASSWORD* value,
   the Slack webhook only as a Secrets Manager ARN (SLACK_WEBHOOK_SECRET) with read on that one ARN.
 """
@@ -221,6 +222,17 @@ def main():
     for fn in ("DisruptionScheduleFunction", "CostReportFunction"):
         check(functions.get(fn, {}).get("Properties", {}).get("ReservedConcurrentExecutions") == 1,
               f"{fn}: a singleton needs ReservedConcurrentExecutions: 1")
+
+    # ---- console: every parameter in exactly one parameter group ----
+    groups = (raw.get("Metadata", {}).get("AWS::CloudFormation::Interface", {})
+              .get("ParameterGroups", []))
+    grouped = [p for g in groups for p in g.get("Parameters", [])]
+    for name in sorted(set(raw.get("Parameters", {})) - set(grouped)):
+        problems.append(f"parameter {name} is in no ParameterGroup (the console lists it apart)")
+    for name in sorted({p for p in grouped if grouped.count(p) > 1}):
+        problems.append(f"parameter {name} is in more than one ParameterGroup")
+    for name in sorted(set(grouped) - set(raw.get("Parameters", {}))):
+        problems.append(f"ParameterGroups name {name}, which is not a parameter")
 
     if problems:
         print("template rules: %d problem(s)" % len(problems), file=sys.stderr)
