@@ -84,7 +84,8 @@ final class BenchCommand {
                 "memory",
                 "function",
                 "sizes",
-                "warm-runs"),
+                "warm-runs",
+                "clusters"),
             Set.of("real", "unconfined", "baseline"));
     if (name.equals("tune")) {
       return new TuneCommand(out, err).run(args);

@@ -273,17 +273,31 @@ public final class DrainService {
         r == null
             ? List.of(cluster)
             : r.members().stream().map(ClusterRouter.Member::port).toList();
+    // one unreachable cluster must not keep the others' block nodes from draining: its label
+    // lookup is skipped here, and its instances (named by EC2) fail their own routing, so the
+    // event is retried (the drained ones then come out DUPLICATE)
+    RuntimeException unreachable = null;
     for (ClusterPort port : ports) {
-      for (NodeInfo node : port.nodesInCapacityReservation(block.capacityReservationId())) {
-        String pid = node.providerId();
-        if (pid != null && pid.lastIndexOf('/') >= 0) {
-          ids.add(pid.substring(pid.lastIndexOf('/') + 1));
+      try {
+        for (NodeInfo node : port.nodesInCapacityReservation(block.capacityReservationId())) {
+          String pid = node.providerId();
+          if (pid != null && pid.lastIndexOf('/') >= 0) {
+            ids.add(pid.substring(pid.lastIndexOf('/') + 1));
+          }
         }
+      } catch (ClusterPort.ClusterUnavailableException e) {
+        if (ports.size() == 1) {
+          throw e;
+        }
+        unreachable = e;
       }
     }
     var ec2 = reservations;
     if (ec2 != null) {
       ids.addAll(ec2.runningInstances(block.capacityReservationId()));
+    }
+    if (ids.isEmpty() && unreachable != null) {
+      throw unreachable;
     }
     if (ids.isEmpty()) {
       var outcome =

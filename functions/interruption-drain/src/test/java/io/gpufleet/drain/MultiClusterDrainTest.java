@@ -260,6 +260,23 @@ class MultiClusterDrainTest {
   }
 
   @Test
+  void shouldDrainTheCapacityBlockNodesOfTheReachableClusterWhileAnotherIsDown() {
+    green.givenNode(TestPods.node("mng-1", "i-0b00000000000001"));
+    var stack = stack(new Unreachable(), green, Duration.ofSeconds(60), 100);
+    stack.findReservationInstancesWith(id -> List.of("i-0b00000000000001"));
+
+    var outcomes = stack.handle(capacityBlock("e-1", "cr-0123456789abcdef0"), hardStop());
+
+    assertThat(outcomes)
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.status()).isEqualTo(Status.DRAINED);
+              assertThat(o.cluster()).isEqualTo("green");
+            });
+  }
+
+  @Test
   void shouldDrainAnUnlabelledCapacityBlockNodeInASingleClusterStackToo() {
     blue.givenNode(TestPods.node("self-1", "i-0b00000000000003"));
     var single = member("blue", blue).service();
