@@ -1,12 +1,10 @@
 package io.gpufleet.drain;
 
-import io.gpufleet.drain.model.NodeInfo;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Routes an instance to the one cluster of the stack whose node has it as providerID: first from
@@ -73,16 +71,20 @@ final class ClusterRouter {
       Member only = members.get(0);
       return only.port().findNodeByInstanceId(instanceId).map(n -> only);
     }
-    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-      var futures = new ArrayList<Future<Optional<NodeInfo>>>();
+    // answers in completion order: the cluster that has the node decides at once, without waiting
+    // for the others' listings (which go on, shared with concurrent lookups, and warm their caches)
+    var pool = Executors.newVirtualThreadPerTaskExecutor();
+    try {
+      var done = new ExecutorCompletionService<Optional<Member>>(pool);
       for (Member m : members) {
-        futures.add(pool.submit(() -> m.port().findNodeByInstanceId(instanceId)));
+        done.submit(() -> m.port().findNodeByInstanceId(instanceId).map(n -> m));
       }
       RuntimeException unreachable = null;
       for (int i = 0; i < members.size(); i++) {
         try {
-          if (futures.get(i).get().isPresent()) {
-            return Optional.of(members.get(i));
+          var found = done.take().get();
+          if (found.isPresent()) {
+            return found;
           }
         } catch (ExecutionException e) {
           if (!(e.getCause() instanceof RuntimeException re)) {
@@ -102,6 +104,9 @@ final class ClusterRouter {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while routing " + instanceId, e);
+    } finally {
+      // not close(): that would wait for the slower clusters' lookups
+      pool.shutdown();
     }
   }
 }
