@@ -4,11 +4,10 @@ import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.gpufleet.core.config.ConfigException;
-import io.gpufleet.core.json.Json;
 import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.pricing.TokenBucket;
 import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
 import io.gpufleet.drain.DrainWiring;
@@ -18,27 +17,49 @@ import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code gpufleet bench NAME}: each benchmark runs its scenario and a baseline in the same run and
- * prints one JSON line last.
+ * prints one JSON line last. The benchmarks' options are in {@link Benchmarks}.
  */
-final class BenchCommand {
-  private final PrintStream out;
+@Command(
+    name = "bench",
+    synopsisSubcommandLabel = "BENCHMARK",
+    description = {
+      "Benchmarks: each prints one JSON line last, exit 0 when its targets hold, 1 when not.",
+      "The function runs in a child JVM confined to the CPU share of a Lambda memory size"
+          + " (--memory MB, default: template.yaml's); the baseline runs in the same run."
+    },
+    subcommands = {
+      Benchmarks.Drain.class,
+      Benchmarks.DrainBurst.class,
+      Benchmarks.Cold.class,
+      Benchmarks.Preflight.class,
+      Benchmarks.Budgets.class,
+      Benchmarks.Cost.class,
+      TuneCommand.class
+    })
+final class BenchCommand implements Callable<Integer> {
   private final PrintStream err;
 
+  @Mixin Cli.Help help;
+  @Spec CommandSpec spec;
+
   BenchCommand(PrintStream out, PrintStream err) {
-    this.out = out;
     this.err = err;
   }
 
-  static final String NAMES =
-      "drain [--real], drain-burst [--clusters N], cold [--function F], preflight, budgets, cost, tune FUNCTION";
+  @Override
+  public Integer call() {
+    throw Cli.bad(spec, "name a benchmark");
+  }
 
   /**
    * Each function's MemorySize in template.yaml (checked against it by a test), chosen with {@code
@@ -52,119 +73,12 @@ final class BenchCommand {
           "cost-report", 1024);
 
   /** The share a bench gives its function: --memory MB, else the template's size. */
-  static Confinement confinement(Args args, String function, String bench) {
-    int memory =
-        (int)
-            args.number(
-                "memory", TEMPLATE_MEMORY_MB.get(function), LambdaShare.MIN_MB, LambdaShare.MAX_MB);
-    if (args.flag("unconfined")) {
+  static Confinement confinement(Benchmarks.Share args, String function, String bench) {
+    int memory = args.memoryMb(function);
+    if (args.unconfined) {
       return Confinement.unconfined(memory, "--unconfined: the whole machine, on purpose");
     }
     return Confinement.of(memory, bench);
-  }
-
-  int run(List<String> argv) throws Exception {
-    if (argv.isEmpty()) {
-      throw new ConfigException("bench: name a benchmark: " + NAMES);
-    }
-    String name = argv.get(0);
-    var args =
-        Args.parse(
-            "bench " + name,
-            argv.subList(1, argv.size()),
-            Set.of(
-                "pods",
-                "latency-ms",
-                "events",
-                "runs",
-                "instances",
-                "pools",
-                "workloads",
-                "regions",
-                "memory",
-                "function",
-                "sizes",
-                "warm-runs",
-                "clusters"),
-            Set.of("real", "unconfined", "baseline"));
-    if (name.equals("tune")) {
-      return new TuneCommand(out, err).run(args);
-    }
-    boolean baseline = args.get("baseline").isEmpty() || args.flag("baseline");
-    Map<String, Object> result =
-        switch (name) {
-          case "drain" -> {
-            if (args.flag("real")) {
-              yield new RealDrainBench(err).run(args);
-            }
-            try (var share = confinement(args, "interruption-drain", name)) {
-              yield drain(
-                  (int) args.number("pods", 110, 1, 5000),
-                  (int) args.number("latency-ms", 20, 0, 1000),
-                  baseline,
-                  share);
-            }
-          }
-          case "drain-burst" -> {
-            int events = (int) args.number("events", 200, 1, 2000);
-            try (var share = burstConfinement(args, events)) {
-              yield burst(
-                  events,
-                  (int) args.number("pods", 30, 0, 500),
-                  (int) args.number("latency-ms", 20, 0, 1000),
-                  (int) args.number("clusters", 1, 1, 8),
-                  share);
-            }
-          }
-          case "cold" -> {
-            String function = args.get("function").orElse("interruption-drain");
-            if (!TEMPLATE_MEMORY_MB.containsKey(function)) {
-              throw new ConfigException(
-                  "bench cold: unknown --function "
-                      + function
-                      + " ("
-                      + TEMPLATE_MEMORY_MB.keySet()
-                      + ")");
-            }
-            try (var share = confinement(args, function, name)) {
-              yield new ColdBench(err).run(function, (int) args.number("runs", 3, 1, 20), share);
-            }
-          }
-          case "preflight" -> {
-            try (var share = confinement(args, "capacity-preflight", name)) {
-              yield new PreflightBench(err)
-                  .run(
-                      (int) args.number("latency-ms", 100, 0, 1000),
-                      (int) args.number("regions", 17, 1, 17),
-                      baseline,
-                      share);
-            }
-          }
-          case "cost" -> {
-            try (var share = confinement(args, "cost-report", name)) {
-              yield new CostBench(err)
-                  .run(
-                      (int) args.number("instances", 10_000, 1, 100_000),
-                      (int) args.number("pods", 100_000, 0, 1_000_000),
-                      share);
-            }
-          }
-          case "budgets" -> {
-            try (var share = confinement(args, "disruption-schedule", name)) {
-              yield new BudgetsBench(err)
-                  .run(
-                      (int) args.number("pools", 50, 1, 500),
-                      (int) args.number("workloads", 500, 1, 5000),
-                      (int) args.number("latency-ms", 10, 0, 1000),
-                      baseline,
-                      share);
-            }
-          }
-          default ->
-              throw new ConfigException("bench: unknown benchmark '" + name + "' (" + NAMES + ")");
-        };
-    out.println(Json.write(result));
-    return Boolean.TRUE.equals(result.get("pass")) ? 0 : 1;
   }
 
   // ---------------------------------------------------------------- drain
@@ -176,7 +90,7 @@ final class BenchCommand {
    * The simulated API server (with the latency) runs here; the drain runs in a child JVM in the
    * share: a warm-up drain of a 3-pod node, the measured drain, then the baseline.
    */
-  private Map<String, Object> drain(int pods, int latencyMs, boolean baseline, Confinement share)
+  Map<String, Object> drain(int pods, int latencyMs, boolean baseline, Confinement share)
       throws Exception {
     var time = SimTime.realTime();
     try (var cluster = SimCluster.start(time)) {
@@ -190,24 +104,53 @@ final class BenchCommand {
           "bench drain: %d pods, %d ms API latency (added by the server)%n", pods, latencyMs);
       var f =
           share.runChild("drain", Map.of("url", cluster.url(), "pods", pods, "baseline", baseline));
-      long issued = ((Number) f.get("evictionsIssuedMs")).longValue();
-      double speedup = baseline ? ((Number) f.get("speedup")).doubleValue() : Double.NaN;
       var r = new LinkedHashMap<String, Object>();
       r.put("bench", "drain");
       r.put("pods", pods);
       r.put("latencyMs", latencyMs);
       r.putAll(f);
       r.put("share", share.describe());
-      r.put("targetEvictionsIssuedMs", 1000);
-      r.put("targetSpeedup", 15);
+      long target = physicalLimitMs(latencyMs);
+      r.put("targetEvictionsIssuedMs", target);
       r.put(
-          "pass",
-          "DRAINED".equals(f.get("status"))
-              && ((Number) f.get("evicted")).intValue() == pods
-              && issued <= 1000
-              && (!baseline || speedup >= 15));
+          "targetFormula", PHYSICAL_LIMIT_FORMULA + " at " + latencyMs + " ms = " + target + " ms");
+      // the limiter baseline is context: the speedup over it says nothing the target does not
+      r.put("baselineIsContextOnly", true);
+      r.put("pass", drainPasses(f, pods, target));
       return r;
     }
+  }
+
+  /** Round trips on a drain's path to its last eviction (see {@link #physicalLimitMs}). */
+  static final int DRAIN_ROUND_TRIPS = 6;
+
+  /** What the drain may spend beyond its round trips: its own CPU, JSON and scheduling. */
+  static final int DRAIN_SLACK_MS = 30;
+
+  static final String PHYSICAL_LIMIT_FORMULA =
+      DRAIN_ROUND_TRIPS + " round trips x latencyMs + " + DRAIN_SLACK_MS + " ms";
+
+  /**
+   * The target of {@code bench drain} (issue 11), set against the physical limit rather than a
+   * baseline: the last eviction cannot be answered before the round trips on its path, each paying
+   * the RTT the simulated server adds to every request. The path today: list the nodes to find the
+   * instance (or a copy listed earlier), one patch that claims, cordons and taints (a stale copy
+   * costs a 409 and a re-read, two more), list the node's pods, then the evictions, all in flight
+   * at once (DRAIN_EVICTION_CONCURRENCY 128 ≥ the 110 pods a node admits). Six round trips cover
+   * that worst case; 30 ms is what the function may spend on its own CPU.
+   */
+  static long physicalLimitMs(int latencyMs) {
+    return (long) DRAIN_ROUND_TRIPS * latencyMs + DRAIN_SLACK_MS;
+  }
+
+  /** Every pod evicted, the node drained, and the last eviction answered within the target. */
+  static boolean drainPasses(Map<String, Object> figures, int pods, long targetMs) {
+    Object issued = figures.get("evictionsIssuedMs");
+    return "DRAINED".equals(figures.get("status"))
+        && figures.get("evicted") instanceof Number evicted
+        && evicted.intValue() == pods
+        && issued instanceof Number n
+        && n.longValue() <= targetMs;
   }
 
   /**
@@ -229,10 +172,13 @@ final class BenchCommand {
     }
   }
 
-  /** client-go's default: QPS 5, burst 10, one eviction after another. */
+  /**
+   * client-go's default: QPS 5, burst 10 (its flowcontrol token bucket, here fleet-core's), one
+   * eviction after another.
+   */
   static long sequentialBaseline(KubernetesClient client, String node, int pods)
       throws InterruptedException {
-    var limiter = new TokenBucket(5, 10);
+    var limiter = TokenBucket.system(5, 10);
     long start = System.nanoTime();
     limiter.acquire();
     client
@@ -282,74 +228,40 @@ final class BenchCommand {
     return speedup;
   }
 
-  /** A token bucket like client-go's flowcontrol limiter. */
-  static final class TokenBucket {
-    private final double perSecond;
-    private final double burst;
-    private double tokens;
-    private long last = System.nanoTime();
-
-    TokenBucket(double perSecond, int burst) {
-      this.perSecond = perSecond;
-      this.burst = burst;
-      this.tokens = burst;
-    }
-
-    synchronized void acquire() throws InterruptedException {
-      while (true) {
-        long now = System.nanoTime();
-        tokens = Math.min(burst, tokens + (now - last) / 1e9 * perSecond);
-        last = now;
-        if (tokens >= 1) {
-          tokens -= 1;
-          return;
-        }
-        long waitNanos = (long) ((1 - tokens) / perSecond * 1e9);
-        Thread.sleep(Duration.ofNanos(waitNanos));
-      }
-    }
-  }
-
   // ---------------------------------------------------------------- drain-burst
 
   /**
-   * A burst of N events is N Lambda environments at once: the child holding all the invocations
-   * gets N shares, capped at the host's CPUs (the JSON says when the cap applies).
+   * template.yaml's default DrainReservedConcurrency (checked against it by a test): at most this
+   * many drain environments run at once; further events of a burst wait for a free one.
    */
-  static Confinement burstConfinement(Args args, int events) {
-    int memory =
-        (int)
-            args.number(
-                "memory",
-                TEMPLATE_MEMORY_MB.get("interruption-drain"),
-                LambdaShare.MIN_MB,
-                LambdaShare.MAX_MB);
-    if (args.flag("unconfined")) {
-      return Confinement.unconfined(memory, "--unconfined: the whole machine, on purpose");
-    }
-    return Confinement.of(new LambdaShare(memory), events, "drain-burst", CpuCgroup.SYSFS);
+  static final int DRAIN_RESERVED_CONCURRENCY = 50;
+
+  /**
+   * The Lambda execution environments a burst of {@code events} runs on: one per event, up to the
+   * drain's reserved concurrency (Lambda throttles beyond it and retries the event later; the bench
+   * hands it to the next free environment at once, which is the optimistic side of that).
+   */
+  static int burstEnvironments(int events) {
+    return Math.min(events, DRAIN_RESERVED_CONCURRENCY);
   }
 
   /**
-   * {@code clusters} &gt; 1: the drain serves that many simulated clusters, the burst's nodes in
-   * the last one routed to, so each event's first lookup asks every cluster (each other cluster
-   * holds {@code events} nodes of its own).
+   * A burst on E Lambda environments at once: the child holding them gets E shares, capped at the
+   * host's CPUs (the JSON says when the cap applies).
    */
-  private Map<String, Object> burst(
-      int events, int podsPerNode, int latencyMs, int clusters, Confinement share)
+  static Confinement burstConfinement(Benchmarks.Share args, int environments) {
+    int memory = args.memoryMb("interruption-drain");
+    if (args.unconfined) {
+      return Confinement.unconfined(memory, "--unconfined: the whole machine, on purpose");
+    }
+    return Confinement.of(new LambdaShare(memory), environments, "drain-burst", CpuCgroup.SYSFS);
+  }
+
+  Map<String, Object> burst(
+      int events, int environments, int podsPerNode, int latencyMs, Confinement share)
       throws Exception {
     var time = SimTime.realTime();
-    var others = new ArrayList<SimCluster>();
-    try (var cluster = SimCluster.start(time);
-        AutoCloseable closeOthers = () -> others.forEach(SimCluster::close)) {
-      for (int c = 1; c < clusters; c++) {
-        var other = SimCluster.start(time);
-        others.add(other);
-        for (int i = 0; i < events; i++) {
-          seedNode(other, "other-" + c + "-" + i, instanceId(200_000 * c + i), 0);
-        }
-        other.setLatency(Duration.ofMillis(latencyMs));
-      }
+    try (var cluster = SimCluster.start(time)) {
       err.printf("bench drain-burst: seeding %d nodes x %d pods...%n", events, podsPerNode);
       for (int i = 0; i < events; i++) {
         seedNode(cluster, "burst-" + i, instanceId(i), podsPerNode);
@@ -364,13 +276,7 @@ final class BenchCommand {
       var f =
           share.runChild(
               "burst",
-              Map.of(
-                  "url",
-                  cluster.url(),
-                  "events",
-                  events,
-                  "otherUrls",
-                  others.stream().map(SimCluster::url).toList()));
+              Map.of("url", cluster.url(), "events", events, "environments", environments));
       long podsLeft = 0;
       for (int i = 0; i < events; i++) {
         podsLeft +=
@@ -379,26 +285,46 @@ final class BenchCommand {
                     p -> !"DaemonSet".equals(p.getMetadata().getOwnerReferences().get(0).getKind()))
                 .count();
       }
-      long allCordonedMs = ((Number) f.get("allCordonedMs")).longValue();
-      long baseline = ((Number) f.get("baselineSequentialCordonMs")).longValue();
       var r = new LinkedHashMap<String, Object>();
       r.put("bench", "drain-burst");
       r.put("events", events);
       r.put("podsPerNode", podsPerNode);
       r.put("latencyMs", latencyMs);
-      r.put("clusters", clusters);
+      r.put(
+          "environmentsRule",
+          environments == burstEnvironments(events)
+              ? "one per event, at most DrainReservedConcurrency ("
+                  + DRAIN_RESERVED_CONCURRENCY
+                  + ")"
+              : "--environments " + environments);
       r.putAll(f);
       r.put("podsLeft", podsLeft);
+      long allCordonedMs = ((Number) f.get("allCordonedMs")).longValue();
+      long baseline = ((Number) f.get("baselineSequentialCordonMs")).longValue();
       r.put("speedup", Math.round(10.0 * baseline / Math.max(1, allCordonedMs)) / 10.0);
       r.put("share", share.describe());
-      r.put("targetAllCordonedMs", 2000);
-      int outcomes = ((Number) f.get("outcomes")).intValue();
-      long drained = ((Number) f.get("drained")).longValue();
-      r.put(
-          "pass",
-          outcomes == events && drained == events && podsLeft == 0 && allCordonedMs <= 2000);
+      r.put("targetAllCordonedMs", BURST_TARGET_MS);
+      r.put("pass", burstPasses(f, events, environments, podsLeft));
       return r;
     }
+  }
+
+  /** All cordoned within 2 s of the burst (environment init included), none lost. */
+  static final long BURST_TARGET_MS = 2000;
+
+  /**
+   * No invocation failed, every event came back drained, no pod left on a burst node, all cordoned
+   * within the target, and every environment used a client of its own.
+   */
+  static boolean burstPasses(
+      Map<String, Object> figures, int events, int environments, long podsLeft) {
+    return ((Number) figures.get("failedInvocations")).intValue() == 0
+        && ((Number) figures.get("outcomes")).intValue() == events
+        && ((Number) figures.get("drained")).longValue() == events
+        && ((Number) figures.get("environments")).intValue() == environments
+        && ((Number) figures.get("distinctClients")).intValue() == environments
+        && podsLeft == 0
+        && ((Number) figures.get("allCordonedMs")).longValue() <= BURST_TARGET_MS;
   }
 
   static String instanceId(int i) {

@@ -27,7 +27,12 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.eks.EksClient;
@@ -37,56 +42,102 @@ import software.amazon.awssdk.services.eks.EksClient;
  * prints the native Karpenter budgets for a policy; {@code apply} runs the same reconcile as the
  * Lambda against a real cluster, for now or for {@code --at}, optionally as a dry run.
  */
-final class BudgetsCommand {
-  private final PrintStream out;
-  private final PrintStream err;
+@Command(
+    name = "budgets",
+    synopsisSubcommandLabel = "COMMAND",
+    description = "The disruption schedule from a laptop: render, apply, rbac.",
+    subcommands = {
+      BudgetsCommand.Render.class,
+      BudgetsCommand.Apply.class,
+      BudgetsCommand.Rbac.class
+    })
+final class BudgetsCommand implements Callable<Integer> {
+  @Mixin Cli.Help help;
+  @Spec CommandSpec spec;
 
-  BudgetsCommand(PrintStream out, PrintStream err) {
-    this.out = out;
-    this.err = err;
-  }
-
-  int run(List<String> argv) throws Exception {
-    if (argv.isEmpty() || !Set.of("render", "apply", "rbac").contains(argv.get(0))) {
-      throw new ConfigException(
-          "budgets: say render, apply or rbac (gpufleet budgets render --policy p.yaml)");
-    }
-    String sub = argv.get(0);
-    List<String> rest = argv.subList(1, argv.size());
-    return switch (sub) {
-      case "render" -> render(rest);
-      case "rbac" -> rbac(rest);
-      default -> apply(rest);
-    };
+  @Override
+  public Integer call() {
+    throw Cli.bad(spec, "say render, apply or rbac (gpufleet budgets render --policy p.yaml)");
   }
 
   /**
    * The RoleBindings (or, for a policy whose rules name no namespaces, the ClusterRoleBinding) that
    * give the schedule's group its write permissions where the policy scales workloads.
    */
-  private int rbac(List<String> argv) {
-    var args = Args.parse("budgets rbac", argv, Set.of("policy", "group"), Set.of());
-    Path file = Path.of(args.require("policy"));
-    Policy policy = load(file);
-    String group = args.get("group").orElse(ScheduleRbac.DEFAULT_GROUP);
-    out.print(ScheduleRbac.yaml(policy, group, file.toString()));
-    return 0;
+  @Command(
+      name = "rbac",
+      description =
+          "RoleBindings of the schedule's write role for the namespaces a policy names (YAML on"
+              + " stdout, for kubectl apply -f -).")
+  static final class Rbac implements Callable<Integer> {
+    private final PrintStream out;
+
+    @Mixin Cli.Help help;
+
+    @Option(names = "--policy", paramLabel = "FILE", required = true, description = "The policy.")
+    Path policy;
+
+    @Option(
+        names = "--group",
+        paramLabel = "G",
+        defaultValue = ScheduleRbac.DEFAULT_GROUP,
+        description = "Kubernetes group the bindings name (default: ${DEFAULT-VALUE}).")
+    String group;
+
+    Rbac(PrintStream out, PrintStream err) {
+      this.out = out;
+    }
+
+    @Override
+    public Integer call() {
+      Policy loaded = load(policy);
+      out.print(ScheduleRbac.yaml(loaded, group, policy.toString()));
+      return 0;
+    }
   }
 
-  private int render(List<String> argv) {
-    var args = Args.parse("budgets render", argv, Set.of("policy", "at"), Set.of("json"));
-    Path file = Path.of(args.require("policy"));
-    Policy policy = load(file);
-    Instant at = at(args.get("at"), policy).orElseGet(Instant::now);
-    var result = NativeBudgets.render(policy, at);
-    if (args.flag("json")) {
-      out.println(
-          Json.writePretty(
-              new RenderJson(result.rules(), result.dstShifts(), result.transitions(), at)));
-    } else {
-      out.print(NativeBudgets.toText(result));
+  @Command(
+      name = "render",
+      description =
+          "Native Karpenter disruption.budgets (UTC cron) for a policy, and the dates DST shifts"
+              + " them.")
+  static final class Render implements Callable<Integer> {
+    private final PrintStream out;
+
+    @Mixin Cli.Help help;
+
+    @Option(names = "--policy", paramLabel = "FILE", required = true, description = "The policy.")
+    Path policy;
+
+    @Option(
+        names = "--at",
+        paramLabel = "TIME",
+        description =
+            "Render as of this time: ISO-8601 with an offset, or local time in the policy's zone"
+                + " (default: now).")
+    String at;
+
+    @Option(names = "--json", description = "Print the budgets as JSON.")
+    boolean json;
+
+    Render(PrintStream out, PrintStream err) {
+      this.out = out;
     }
-    return 0;
+
+    @Override
+    public Integer call() {
+      Policy loaded = load(policy);
+      Instant when = at(Optional.ofNullable(at), loaded).orElseGet(Instant::now);
+      var result = NativeBudgets.render(loaded, when);
+      if (json) {
+        out.println(
+            Json.writePretty(
+                new RenderJson(result.rules(), result.dstShifts(), result.transitions(), when)));
+      } else {
+        out.print(NativeBudgets.toText(result));
+      }
+      return 0;
+    }
   }
 
   record RenderJson(
@@ -95,40 +146,119 @@ final class BudgetsCommand {
       List<NativeBudgets.Transition> transitions,
       Instant renderedAt) {}
 
-  private int apply(List<String> argv) throws Exception {
-    var args =
-        Args.parse(
-            "budgets apply",
-            argv,
-            Set.of("policy", "at", "cluster", "region", "context"),
-            Set.of("dry-run", "kubeconfig", "json"));
-    Path file = Path.of(args.require("policy"));
-    // validated before anything connects or writes
-    Policy policy = load(file);
-    Instant at = at(args.get("at"), policy).orElseGet(Instant::now);
-    boolean dryRun = args.flag("dry-run");
-    String cluster = args.get("cluster").orElse(args.get("context").orElse("kubeconfig"));
-    try (KubernetesClient client = connect(args)) {
-      var service =
-          ScheduleWiring.service(
-              client,
-              ScheduleSettings.defaults(cluster, file.toString()),
-              PolicySource.file(file),
-              MetricsSink.NONE,
-              EventPublisher.NONE,
-              Notifier.NONE,
-              Clock.systemUTC());
-      ScheduleOutcome o = service.reconcile(at, dryRun, null);
-      if (args.flag("json")) {
-        out.println(Json.writePretty(o));
-      } else {
-        print(o, out);
+  @Command(
+      name = "apply",
+      description = {
+        "Reconcile NodePool budgets and workload replicas for now (or --at) with the Lambda's code,"
+            + " through the kubeconfig (default) or EKS (--cluster).",
+        "Exit codes: 0 reconciled or dry run, 2 bad flag or invalid policy, 3 some writes failed, 1"
+            + " other failure."
+      })
+  static final class Apply implements Callable<Integer> {
+    private final PrintStream out;
+
+    @Mixin Cli.Help help;
+    @Spec CommandSpec spec;
+
+    @Option(names = "--policy", paramLabel = "FILE", required = true, description = "The policy.")
+    Path policy;
+
+    @Option(
+        names = "--at",
+        paramLabel = "TIME",
+        description =
+            "Reconcile as of this time: ISO-8601 with an offset (2026-03-29T02:30:00+02:00), or"
+                + " local time in the policy's zone (default: now).")
+    String at;
+
+    @Option(names = "--dry-run", description = "Show the writes it would make; write nothing.")
+    boolean dryRun;
+
+    @Option(names = "--json", description = "Print the outcome as JSON.")
+    boolean json;
+
+    @Option(
+        names = "--kubeconfig",
+        description = "Through the kubeconfig (the default without --cluster).")
+    boolean kubeconfig;
+
+    @Option(
+        names = "--context",
+        paramLabel = "C",
+        description = "kubeconfig context (default: the current one).")
+    String context;
+
+    @Option(
+        names = "--cluster",
+        paramLabel = "NAME",
+        description = "EKS cluster, reached through EKS DescribeCluster + IAM token.")
+    String cluster;
+
+    @Option(
+        names = "--region",
+        paramLabel = "R",
+        description = "AWS region of --cluster (default: AWS_REGION).")
+    String region;
+
+    Apply(PrintStream out, PrintStream err) {
+      this.out = out;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      boolean viaKubeconfig = kubeconfig || cluster == null;
+      if (viaKubeconfig && region != null) {
+        throw Cli.bad(spec, "--region goes with --cluster");
       }
-      return switch (o.status()) {
-        case RECONCILED, DRY_RUN -> 0;
-        case INVALID_POLICY -> 2;
-        default -> 3;
-      };
+      if (!viaKubeconfig && context != null) {
+        throw Cli.bad(spec, "--context goes with --kubeconfig");
+      }
+      // validated before anything connects or writes
+      Policy loaded = load(policy);
+      Instant when = at(Optional.ofNullable(at), loaded).orElseGet(Instant::now);
+      String clusterName = cluster != null ? cluster : context != null ? context : "kubeconfig";
+      try (KubernetesClient client = connect(viaKubeconfig)) {
+        var service =
+            ScheduleWiring.service(
+                client,
+                ScheduleSettings.defaults(clusterName, policy.toString()),
+                PolicySource.file(policy),
+                MetricsSink.NONE,
+                EventPublisher.NONE,
+                Notifier.NONE,
+                Clock.systemUTC());
+        ScheduleOutcome o = service.reconcile(when, dryRun, null);
+        if (json) {
+          out.println(Json.writePretty(o));
+        } else {
+          print(o, out);
+        }
+        return switch (o.status()) {
+          case RECONCILED, DRY_RUN -> 0;
+          case INVALID_POLICY -> 2;
+          default -> 3;
+        };
+      }
+    }
+
+    private KubernetesClient connect(boolean viaKubeconfig) {
+      if (viaKubeconfig) {
+        return KubeClients.fromKubeconfig(Optional.ofNullable(context));
+      }
+      String awsRegion =
+          Optional.ofNullable(region)
+              .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
+              .orElseThrow(
+                  () -> new ConfigException("budgets apply: --region is required (or AWS_REGION)"));
+      var aws =
+          new AwsClients(
+              Region.of(awsRegion), DefaultCredentialsProvider.builder().build(), Optional.empty());
+      return KubeClients.forEks(
+          aws.build(EksClient.builder()),
+          cluster,
+          aws.region(),
+          aws.credentials(),
+          Clock.systemUTC());
     }
   }
 
@@ -160,32 +290,6 @@ final class BudgetsCommand {
                 + " in the policy's zone: 2026-03-29T10:00)");
       }
     }
-  }
-
-  private static KubernetesClient connect(Args args) {
-    if (args.flag("kubeconfig") || args.get("cluster").isEmpty()) {
-      if (args.get("region").isPresent()) {
-        throw new ConfigException("budgets apply: --region goes with --cluster");
-      }
-      return KubeClients.fromKubeconfig(args.get("context"));
-    }
-    if (args.get("context").isPresent()) {
-      throw new ConfigException("budgets apply: --context goes with --kubeconfig");
-    }
-    String region =
-        args.get("region")
-            .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
-            .orElseThrow(
-                () -> new ConfigException("budgets apply: --region is required (or AWS_REGION)"));
-    var aws =
-        new AwsClients(
-            Region.of(region), DefaultCredentialsProvider.builder().build(), Optional.empty());
-    return KubeClients.forEks(
-        aws.build(EksClient.builder()),
-        args.require("cluster"),
-        aws.region(),
-        aws.credentials(),
-        Clock.systemUTC());
   }
 
   /** The outcome as a table: every write (or would-be write) and every object left alone. */

@@ -1,5 +1,7 @@
 package io.gpufleet.cli;
 
+import io.gpufleet.core.catalog.InstanceCatalog;
+import io.gpufleet.core.catalog.StaticPrice;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
@@ -8,6 +10,8 @@ import io.gpufleet.core.pricing.OnDemandPriceChain;
 import io.gpufleet.core.pricing.OnDemandPricing;
 import io.gpufleet.core.pricing.PricingApi;
 import io.gpufleet.core.pricing.StaticPrices;
+import io.gpufleet.core.pricing.TokenBucket;
+import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.cost.ClusterReader;
 import io.gpufleet.cost.CostReportService;
 import io.gpufleet.cost.CostReporter;
@@ -39,14 +43,17 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * {@code gpufleet bench cost}: a whole report run (inventory merge and snapshot, pricing, Spot
  * time-weighting, allocation, rollups, JSON + CSV + HTML) over N instances and M pods held in
- * memory, in a child JVM with {@code -Xmx512m}. The Pricing API is a fake with 50 ms latency behind
- * the real price chain and token bucket, and its calls are counted. Baseline in the same run: the
- * naive way, joining each pod to its node by a scan of the node list and pricing per pod (measured
- * on a sample of pods, extrapolated).
+ * memory, in a child JVM with {@code -Xmx512m}. The Pricing API is a stub ({@link PricingStub}: the
+ * client's token bucket, 50 ms per call) behind the real price chain, and it counts its calls.
+ * Baseline in the same run, over the same fleet, every pod: the naive way, joining each pod to its
+ * node by a scan of the node list and asking the Pricing API per pod (calls counted by the stub;
+ * their waiting on the stub's virtual clock).
  */
 final class CostBench {
   static final String HEAP = "-Xmx512m";
@@ -131,7 +138,7 @@ final class CostBench {
       String id = String.format("i-0%016x", 0xc0000000L + i);
       boolean spot = random.nextInt(10) < 6;
       Instant launch = now.minus(Duration.ofMinutes(30 + random.nextInt(72 * 60)));
-      var facts = StaticPrices.facts(type).orElseThrow();
+      var facts = InstanceCatalog.entry(type).orElseThrow();
       String name = "ip-10-" + (i / 250) + "-" + (i % 250) + ".ec2.internal";
       var labels = new java.util.HashMap<String, String>();
       var resources = sharing(i, type, facts.accelerators(), labels);
@@ -147,9 +154,9 @@ final class CostBench {
               null,
               launch,
               facts.accelerators(),
-              facts.acceleratorResource(),
+              facts.acceleratorResource().orElse(null),
               facts.vcpus() * 1000L,
-              (long) facts.memoryGiB() << 30,
+              facts.memoryMib() << 20,
               resources,
               labels));
       Instant end =
@@ -209,7 +216,7 @@ final class CostBench {
     }
     var spot = new ArrayList<SpotPricePoint>();
     for (String type : TYPES) {
-      var od = StaticPrices.facts(type).orElseThrow().usdPerHour();
+      var od = StaticPrices.price(type).orElseThrow().usdPerHour();
       for (String zone : ZONES) {
         for (int h = 0; h <= 24; h += 2) {
           spot.add(
@@ -242,18 +249,18 @@ final class CostBench {
     Clock clock = Clock.fixed(now, ZoneOffset.UTC);
     // warm-up on a small fleet so the figure is the report, not class loading
     for (int i = 0; i < 3; i++) {
-      runOnce(fleet(1000, 10_000, now, i), clock, new AtomicInteger());
+      runOnce(fleet(1000, 10_000, now, i), clock, PricingStub.realTime());
     }
 
     log.println("bench cost: generating the fleet...");
     var fleet = fleet(instances, podCount, now, 42);
-    var apiCalls = new AtomicInteger();
+    var pricing = PricingStub.realTime();
     System.gc();
     resetPeaks();
     log.println("bench cost: report run...");
     long cpu0 = processCpuNanos();
     long t0 = System.nanoTime();
-    var run = runOnce(fleet, clock, apiCalls);
+    var run = runOnce(fleet, clock, pricing);
     long wallMs = (System.nanoTime() - t0) / 1_000_000;
     long cpuMs = (processCpuNanos() - cpu0) / 1_000_000;
     double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
@@ -261,32 +268,10 @@ final class CostBench {
     var distinctTypes = new HashSet<String>();
     fleet.instances().forEach(i -> distinctTypes.add(i.instanceType()));
 
-    log.println("bench cost: baseline (per-pod scan join and per-pod pricing, on a sample)...");
-    int sample = Math.min(podCount, 5_000);
-    long b0 = System.nanoTime();
-    var naivePricing = new AtomicInteger();
-    BigDecimal naiveTotal = BigDecimal.ZERO;
-    for (int i = 0; i < sample; i++) {
-      ClusterPod p = fleet.pods().get(i);
-      ClusterNode found = null;
-      for (ClusterNode n : fleet.nodes()) {
-        if (n.name().equals(p.nodeName())) {
-          found = n;
-          break;
-        }
-      }
-      if (found != null) {
-        naivePricing.incrementAndGet();
-        naiveTotal =
-            naiveTotal.add(
-                new StaticPrices()
-                    .hourly("us-east-1", found.instanceType())
-                    .orElseThrow()
-                    .perHour());
-      }
-    }
-    long baselineSampleMs = (System.nanoTime() - b0) / 1_000_000;
-    long baselineMs = sample == 0 ? 0 : baselineSampleMs * podCount / sample;
+    log.printf(
+        "bench cost: baseline in full (%d pods: node-list scan join, Pricing API per pod)...%n",
+        podCount);
+    var naive = baseline(fleet);
 
     var r = new LinkedHashMap<String, Object>();
     r.put("bench", "cost");
@@ -325,21 +310,23 @@ final class CostBench {
     r.put("jsonMiB", Math.round(run.jsonBytes() / 1048576.0 * 10) / 10.0);
     r.put("csvMiB", Math.round(run.csvBytes() / 1048576.0 * 10) / 10.0);
     r.put("htmlKiB", run.htmlBytes() >> 10);
-    r.put("pricingApiCalls", apiCalls.get());
+    r.put("pricingApiCalls", pricing.calls());
     r.put("regionTypePairs", distinctTypes.size());
-    r.put("baselineSamplePods", sample);
-    r.put("baselineSampleMs", baselineSampleMs);
-    r.put("baselineExtrapolatedMs", baselineMs);
-    r.put("baselinePricingCalls", (long) naivePricing.get() * podCount / Math.max(1, sample));
-    r.put(
-        "baselinePricingSecondsAt5PerSecond",
-        (long) naivePricing.get() * podCount / Math.max(1, sample) / 5);
+    // the baseline ran over every pod, its Pricing calls counted by the stub that answered them
+    r.put("baselinePods", naive.pods());
+    r.put("baselinePodsJoined", naive.joined());
+    r.put("baselineJoinAndCallsMs", naive.wallNanos() / 1_000_000);
+    r.put("baselinePricingApiCalls", naive.pricingCalls());
+    r.put("baselinePricingWaitMs", naive.pricingWaitNanos() / 1_000_000);
+    r.put("baselinePricingWaitClock", PricingStub.VIRTUAL_CLOCK);
+    r.put("baselineMs", naive.totalMs());
+    r.put("speedup", Math.round(10.0 * naive.totalMs() / Math.max(1, wallMs)) / 10.0);
     r.put("targetMs", TARGET_MS);
     r.put(
         "pass",
         wallMs <= TARGET_MS
             && run.reconciled()
-            && apiCalls.get() <= distinctTypes.size()
+            && pricing.calls() <= distinctTypes.size()
             && Runtime.getRuntime().maxMemory() <= 512L << 20);
     return r;
   }
@@ -355,15 +342,15 @@ final class CostBench {
 
   /** One run's report (tests). */
   static io.gpufleet.cost.model.CostReport reportOnce(Fleet fleet, Clock clock) {
-    var service = service(fleet, clock, new AtomicInteger(), new SizeOnlyStore());
+    var service = service(fleet, clock, PricingStub.virtualTime(), new SizeOnlyStore());
     service.run(new CostReportService.Request("24h", null, false), CostReportService.Progress.NONE);
     return service.lastReport();
   }
 
-  static Run runOnce(Fleet fleet, Clock clock, AtomicInteger apiCalls) {
+  static Run runOnce(Fleet fleet, Clock clock, PricingApi pricing) {
     // what an S3 upload leaves behind in the function: nothing but the sizes
     var store = new SizeOnlyStore();
-    var service = service(fleet, clock, apiCalls, store);
+    var service = service(fleet, clock, pricing, store);
     long t0 = System.nanoTime();
     CostReportService.Progress progress =
         Boolean.getBoolean("gpufleet.bench.phases")
@@ -382,18 +369,7 @@ final class CostBench {
         report.reconciliation().balanced());
   }
 
-  static CostReportService service(
-      Fleet fleet, Clock clock, AtomicInteger apiCalls, SizeOnlyStore store) {
-    PricingApi api =
-        (region, type) -> {
-          apiCalls.incrementAndGet();
-          try {
-            Thread.sleep(50); // a Pricing API round trip
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return StaticPrices.facts(type).map(StaticPrices.InstanceFacts::usdPerHour);
-        };
+  static CostReportService service(Fleet fleet, Clock clock, PricingApi api, SizeOnlyStore store) {
     OnDemandPriceChain prices =
         OnDemandPricing.create(Optional.of(api), new Settings(Map.of()), Optional.of(store), clock);
     ClusterReader cluster =
@@ -422,6 +398,104 @@ final class CostBench {
         clock,
         w -> fleet.commitments(),
         (w, n) -> fleet.utilisation());
+  }
+
+  /**
+   * The Pricing API as the function meets it through {@code PricingApiClient}: a token bucket at
+   * the client's default 5 requests/s, burst 10 (fleet-core's {@link TokenBucket}), then a 50 ms
+   * round trip; it answers from the static table and counts every call it answers. On the real
+   * clock (the measured report) it waits; on a virtual clock (the baseline, whose 100 000 calls
+   * would wait about 20 000 s) the same bucket and round trips advance a clock of its own.
+   */
+  static final class PricingStub implements PricingApi {
+    static final Duration ROUND_TRIP = Duration.ofMillis(50);
+    static final String VIRTUAL_CLOCK =
+        "virtual: 50 ms per call behind a token bucket of 5/s, burst 10 (PricingApiClient's"
+            + " defaults); calls executed and counted by the stub";
+    private final AtomicInteger calls = new AtomicInteger();
+    private final AtomicLong waitedNanos = new AtomicLong();
+    private final TokenBucket bucket;
+    private final Sleeper sleeper;
+
+    private PricingStub(LongSupplier nanoTime, Sleeper sleeper) {
+      this.sleeper = sleeper;
+      this.bucket = new TokenBucket(5, 10, nanoTime, sleeper);
+    }
+
+    static PricingStub realTime() {
+      return new PricingStub(System::nanoTime, Sleeper.SYSTEM);
+    }
+
+    /** Waits on a clock of its own that only its waits move (for one caller at a time). */
+    static PricingStub virtualTime() {
+      var now = new AtomicLong();
+      return new PricingStub(now::get, d -> now.addAndGet(d.toNanos()));
+    }
+
+    @Override
+    public Optional<BigDecimal> hourly(String region, String instanceType) {
+      try {
+        long waited = bucket.acquire().toNanos();
+        sleeper.sleep(ROUND_TRIP);
+        waitedNanos.addAndGet(waited + ROUND_TRIP.toNanos());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted in the Pricing API stub", e);
+      }
+      calls.incrementAndGet();
+      return StaticPrices.price(instanceType).map(StaticPrice::usdPerHour);
+    }
+
+    int calls() {
+      return calls.get();
+    }
+
+    /** Time spent waiting for tokens and round trips, summed over calls. */
+    long waitedNanos() {
+      return waitedNanos.get();
+    }
+  }
+
+  /**
+   * The baseline's figures: every pod joined and priced; its own time (executed) and its Pricing
+   * calls' waiting (on the stub's virtual clock).
+   */
+  record Baseline(
+      int pods,
+      int joined,
+      int pricingCalls,
+      long wallNanos,
+      long pricingWaitNanos,
+      BigDecimal total) {
+    long totalMs() {
+      return (wallNanos + pricingWaitNanos) / 1_000_000;
+    }
+  }
+
+  /**
+   * The naive way, over every pod of the fleet: join each pod to its node by a scan of the node
+   * list, then ask the Pricing API for that node's price (no cache, no single flight).
+   */
+  static Baseline baseline(Fleet fleet) {
+    var api = PricingStub.virtualTime();
+    long t0 = System.nanoTime();
+    int joined = 0;
+    BigDecimal total = BigDecimal.ZERO;
+    for (ClusterPod p : fleet.pods()) {
+      ClusterNode found = null;
+      for (ClusterNode n : fleet.nodes()) {
+        if (n.name().equals(p.nodeName())) {
+          found = n;
+          break;
+        }
+      }
+      if (found != null) {
+        joined++;
+        total = total.add(api.hourly("us-east-1", found.instanceType()).orElseThrow());
+      }
+    }
+    long wall = System.nanoTime() - t0;
+    return new Baseline(fleet.pods().size(), joined, api.calls(), wall, api.waitedNanos(), total);
   }
 
   /** A blob store that keeps only the size of what was put (the report leaves by upload). */

@@ -161,10 +161,7 @@ final class CostColdScenario implements ColdBench.Scenario {
       var prices =
           new PricingStub()
               .withDecoys()
-              .price("us-east-1", "g6e.12xlarge", "10.49264")
-              .price("us-east-1", "g5.xlarge", "1.006")
-              .price("us-east-1", "p5.48xlarge", "55.04")
-              .price("us-east-1", "g6.12xlarge", "4.6016");
+              .listPrices("us-east-1", "g6e.12xlarge", "g5.xlarge", "p5.48xlarge", "g6.12xlarge");
       stub.on(PricingStub.OPERATION, prices::answer);
       // a direct invoke for the last 24 hours: the instances moto launched a moment ago are in it
       // (the scheduled daily report covers yesterday, when they did not exist yet)

@@ -22,9 +22,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.ec2.Ec2Client;
@@ -36,31 +40,91 @@ import software.amazon.awssdk.services.eks.EksClient;
  * cache are kept in DIR too, so repeated runs carry over like the function's. COST_* and PRICING_*
  * variables apply as in the function.
  */
-final class CostReportCommand {
+@Command(
+    name = "cost-report",
+    description = {
+      "GPU cost report of a real cluster into a local directory.",
+      "The Lambda's code: DIR/reports/<cluster>/<window>/cost.*, with the inventory snapshot and"
+          + " price cache kept in DIR; COST_* and PRICING_* variables apply as in the function.",
+      "Exit codes: 0 reported, 2 bad flag or not reported, 1 other failure."
+    })
+final class CostReportCommand implements Callable<Integer> {
   private final PrintStream out;
   private final PrintStream err;
+
+  @Mixin Cli.Help help;
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--cluster",
+      paramLabel = "NAME",
+      required = true,
+      description = "EKS cluster name.")
+  String cluster;
+
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      required = true,
+      description = "Directory for the report, inventory snapshot and price cache.")
+  Path outDir;
+
+  @Option(
+      names = "--window",
+      paramLabel = "W",
+      description = "24h (default), last-day, mtd, or START/END (ISO-8601).")
+  String window;
+
+  @Option(
+      names = "--region",
+      paramLabel = "R",
+      description = "AWS region of the cluster (default: AWS_REGION, AWS_DEFAULT_REGION).")
+  String region;
+
+  @Option(
+      names = "--kubeconfig",
+      description = "Read the cluster through the kubeconfig instead of EKS.")
+  boolean kubeconfig;
+
+  @Option(
+      names = "--context",
+      paramLabel = "C",
+      description = "kubeconfig context (with --kubeconfig).")
+  String context;
+
+  @Option(
+      names = "--allocation-rule",
+      paramLabel = "R",
+      description = "How shared GPU cost is split (COST_ALLOCATION_RULE).")
+  String allocationRule;
+
+  @Option(
+      names = "--team-label",
+      paramLabel = "L",
+      description = "Pod label naming the team (COST_TEAM_LABEL).")
+  String teamLabel;
+
+  @Option(names = "--json", description = "Print the outcome record as JSON.")
+  boolean json;
 
   CostReportCommand(PrintStream out, PrintStream err) {
     this.out = out;
     this.err = err;
   }
 
-  int run(List<String> argv) throws Exception {
-    var args =
-        Args.parse(
-            "cost-report",
-            argv,
-            Set.of(
-                "cluster", "window", "out", "region", "context", "allocation-rule", "team-label"),
-            Set.of("kubeconfig", "json"));
-    String clusterName = args.require("cluster");
-    Path dir = Path.of(args.require("out"));
+  @Override
+  public Integer call() throws Exception {
+    String clusterName = cluster;
+    Path dir = outDir;
+    if (context != null && !kubeconfig) {
+      throw Cli.bad(spec, "--context goes with --kubeconfig");
+    }
     var env = new HashMap<>(System.getenv());
     env.put("CLUSTER_NAME", clusterName);
-    args.get("window").ifPresent(w -> env.put("COST_WINDOW", w));
+    Optional.ofNullable(window).ifPresent(w -> env.put("COST_WINDOW", w));
     env.putIfAbsent("COST_WINDOW", "24h");
-    args.get("allocation-rule").ifPresent(r -> env.put("COST_ALLOCATION_RULE", r));
-    args.get("team-label").ifPresent(l -> env.put("COST_TEAM_LABEL", l));
+    Optional.ofNullable(allocationRule).ifPresent(r -> env.put("COST_ALLOCATION_RULE", r));
+    Optional.ofNullable(teamLabel).ifPresent(l -> env.put("COST_TEAM_LABEL", l));
     var settings = new Settings(env);
     CostSettings cost = CostSettings.from(settings);
     // validate the window before touching anything
@@ -69,22 +133,19 @@ final class CostReportCommand {
       throw new ConfigException("cost-report: --out " + dir + " is not a directory");
     }
     String region =
-        args.get("region")
+        Optional.ofNullable(this.region)
             .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
             .or(() -> Optional.ofNullable(System.getenv("AWS_DEFAULT_REGION")))
             .orElseThrow(
                 () -> new ConfigException("cost-report: --region is required (or AWS_REGION)"));
-    if (args.get("context").isPresent() && !args.flag("kubeconfig")) {
-      throw new ConfigException("cost-report: --context goes with --kubeconfig");
-    }
     var aws =
         new AwsClients(
             Region.of(region), DefaultCredentialsProvider.builder().build(), Optional.empty());
     var store = new DirectoryBlobStore(dir);
     Clock clock = Clock.systemUTC();
     try (KubernetesClient kube =
-            args.flag("kubeconfig")
-                ? KubeClients.fromKubeconfig(args.get("context"))
+            kubeconfig
+                ? KubeClients.fromKubeconfig(Optional.ofNullable(context))
                 : KubeClients.forEks(
                     aws.build(EksClient.builder()),
                     clusterName,
@@ -107,7 +168,7 @@ final class CostReportCommand {
           service.run(
               new CostReportService.Request(cost.defaultWindow(), null, false),
               m -> err.println("cost-report: " + m));
-      print(outcome, args.flag("json"));
+      print(outcome, json);
       return outcome.status() == CostOutcome.Status.REPORTED ? 0 : 2;
     }
   }

@@ -85,10 +85,7 @@ final class CostSimulation {
       var pricing =
           new PricingStub()
               .withDecoys()
-              .price(REGION, "p5.48xlarge", "55.04")
-              .price(REGION, "g6e.12xlarge", "10.49264")
-              .price(REGION, "g5.2xlarge", "1.212")
-              .price(REGION, "g5.12xlarge", "5.672");
+              .listPrices(REGION, "p5.48xlarge", "g6e.12xlarge", "g5.2xlarge", "g5.12xlarge");
       stub.on(PricingStub.OPERATION, pricing::answer);
       var aws =
           new AwsClients(

@@ -25,10 +25,14 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.eks.EksClient;
@@ -37,52 +41,116 @@ import software.amazon.awssdk.services.eks.EksClient;
  * {@code gpufleet drain}: the same drain the Lambda runs, from a laptop against a real cluster, or
  * a read-only preview with {@code --dry-run}. Drain settings come from the same DRAIN_* variables.
  */
-final class DrainCommand {
+@Command(
+    name = "drain",
+    description = {
+      "Drain one node of a real cluster now, or show what a drain would do (--dry-run).",
+      "The Lambda's code and DRAIN_* settings; AWS credentials from the default chain. The dry run"
+          + " only reads.",
+      "Exit codes: 0 drained (or cordoned), 2 bad flag, 3 partial drain or node not found, 1 other"
+          + " failure."
+    })
+final class DrainCommand implements Callable<Integer> {
   private final PrintStream out;
   private final PrintStream err;
+
+  @Mixin Cli.Help help;
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--instance",
+      paramLabel = "ID",
+      required = true,
+      description = "EC2 instance id of the node (i-0123456789abcdef0).")
+  String instance;
+
+  @Option(
+      names = "--cluster",
+      paramLabel = "NAME",
+      required = true,
+      description = "EKS cluster name (reached through EKS DescribeCluster + IAM token).")
+  String cluster;
+
+  @Option(
+      names = "--region",
+      paramLabel = "R",
+      description = "AWS region of the cluster (default: AWS_REGION, AWS_DEFAULT_REGION).")
+  String region;
+
+  @Option(
+      names = "--kubeconfig",
+      description = "Reach the cluster through the kubeconfig instead of EKS.")
+  boolean kubeconfig;
+
+  @Option(
+      names = "--context",
+      paramLabel = "C",
+      description = "kubeconfig context (with --kubeconfig; default: the current one).")
+  String context;
+
+  @Option(
+      names = "--kind",
+      paramLabel = "KIND",
+      defaultValue = "spot-interruption",
+      description =
+          "Event kind to act as: spot-interruption (default, 120 s), health-scheduled,"
+              + " state-change, rebalance, capacity-reservation-interruption.")
+  String kind;
+
+  @Option(
+      names = "--deadline",
+      paramLabel = "DURATION",
+      description =
+          "Time left before the instance goes, for health-scheduled and state-change (120, 120s,"
+              + " 2m; at most 1h; default 120s).")
+  String deadline;
+
+  @Option(
+      names = "--dry-run",
+      description = "Show what the drain would do pod by pod; change nothing.")
+  boolean dryRun;
+
+  @Option(names = "--json", description = "Print the outcome record as JSON.")
+  boolean json;
 
   DrainCommand(PrintStream out, PrintStream err) {
     this.out = out;
     this.err = err;
   }
 
-  int run(List<String> argv) throws Exception {
-    var args =
-        Args.parse(
-            "drain",
-            argv,
-            Set.of("instance", "cluster", "region", "context", "kind", "deadline"),
-            Set.of("dry-run", "kubeconfig", "json"));
-    String instance = args.require("instance");
+  @Override
+  public Integer call() throws Exception {
     if (!instance.matches("i-[0-9a-f]{8,17}")) {
-      throw new ConfigException(
-          "drain: --instance '" + instance + "' is not an EC2 instance id (i-0123456789abcdef0)");
+      throw Cli.bad(
+          spec, "--instance '" + instance + "' is not an EC2 instance id (i-0123456789abcdef0)");
     }
-    String clusterName = args.require("cluster");
+    String clusterName = cluster;
     DrainKind kind =
-        DrainKind.byLabel(args.get("kind").orElse("spot-interruption"))
+        DrainKind.byLabel(this.kind)
             .orElseThrow(
                 () ->
-                    new ConfigException(
-                        "drain: --kind must be one of "
+                    Cli.bad(
+                        spec,
+                        "--kind must be one of "
                             + DrainKind.labels()
                             + " except capacity-block-expiring (it names a reservation)"));
     if (kind == DrainKind.CAPACITY_BLOCK_EXPIRING) {
-      throw new ConfigException(
-          "drain: --kind capacity-block-expiring names a Capacity Block, not an instance: replay"
+      throw Cli.bad(
+          spec,
+          "--kind capacity-block-expiring names a Capacity Block, not an instance: replay"
               + " the block's warning with gpufleet invoke interruption-drain FILE");
     }
     Duration deadline =
-        new Settings(
-                args.get("deadline")
-                    .map(d -> java.util.Map.of("--deadline", d))
-                    .orElse(java.util.Map.of()))
-            .duration("--deadline", Duration.ofSeconds(120), Duration.ofHours(1));
+        Cli.duration(
+            spec, "--deadline", this.deadline, Duration.ofSeconds(120), Duration.ofHours(1));
+    if (context != null && !kubeconfig) {
+      throw Cli.bad(spec, "--context goes with --kubeconfig");
+    }
     var env = new HashMap<>(System.getenv());
     env.put("CLUSTER_NAME", clusterName);
     DrainSettings settings = DrainSettings.from(new Settings(env));
 
-    try (KubernetesClient client = connect(args, clusterName)) {
+    try (KubernetesClient client = connect(clusterName)) {
       var service =
           DrainWiring.service(
               client,
@@ -92,9 +160,9 @@ final class DrainCommand {
               Notifier.NONE,
               Clock.systemUTC(),
               Sleeper.SYSTEM);
-      if (args.flag("dry-run")) {
+      if (dryRun) {
         DryRunReport report = service.dryRun(instance);
-        if (args.flag("json")) {
+        if (json) {
           out.println(Json.writePretty(report));
         } else {
           printDryRun(report);
@@ -113,7 +181,7 @@ final class DrainCommand {
           "draining %s in cluster %s (%s, deadline %s)...%n",
           instance, clusterName, kind, deadline);
       var outcomes = service.handle(d.event(), hardStop);
-      if (args.flag("json")) {
+      if (json) {
         out.println(Json.writePretty(outcomes));
       } else {
         outcomes.forEach(o -> out.println(DrainReporter.summary(o)));
@@ -128,15 +196,12 @@ final class DrainCommand {
     }
   }
 
-  private static KubernetesClient connect(Args args, String clusterName) {
-    if (args.flag("kubeconfig")) {
-      return KubeClients.fromKubeconfig(args.get("context"));
-    }
-    if (args.get("context").isPresent()) {
-      throw new ConfigException("drain: --context goes with --kubeconfig");
+  private KubernetesClient connect(String clusterName) {
+    if (kubeconfig) {
+      return KubeClients.fromKubeconfig(Optional.ofNullable(context));
     }
     String region =
-        args.get("region")
+        Optional.ofNullable(this.region)
             .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
             .or(() -> Optional.ofNullable(System.getenv("AWS_DEFAULT_REGION")))
             .orElseThrow(() -> new ConfigException("drain: --region is required (or AWS_REGION)"));

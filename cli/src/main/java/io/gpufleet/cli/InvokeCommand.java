@@ -59,6 +59,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -73,7 +80,17 @@ import software.amazon.awssdk.services.eks.EksClient;
  * A file the handler rejects is reported like any other answer; an unreadable file is reported and
  * the rest still run.
  */
-final class InvokeCommand {
+@Command(
+    name = "invoke",
+    description = {
+      "Run payload files through a function's real Lambda handler.",
+      "Against the simulated account and cluster of simulate (each file on a fresh one unless"
+          + " --shared), or against a real cluster with --cluster or --kubeconfig"
+          + " (interruption-drain, disruption-schedule).",
+      "Exit codes: 0 every file answered (a rejection is an answer), 1 a file could not be read or"
+          + " its handler failed, 2 bad flag."
+    })
+final class InvokeCommand implements Callable<Integer> {
   static final Map<String, String> FUNCTIONS =
       Map.of(
           "interruption-drain", "interruption-drain",
@@ -95,6 +112,74 @@ final class InvokeCommand {
   private final PrintStream out;
   private final PrintStream err;
 
+  @Mixin Cli.Help help;
+  @Spec CommandSpec spec;
+
+  @Parameters(
+      index = "0",
+      paramLabel = "FUNCTION",
+      description =
+          "interruption-drain (drain), cost-report, disruption-schedule (schedule),"
+              + " capacity-preflight (preflight).")
+  String functionName;
+
+  @Parameters(
+      index = "1..*",
+      arity = "1..*",
+      paramLabel = "FILE",
+      description = "Payload files, sent as raw bytes.")
+  List<Path> files;
+
+  @Option(
+      names = "--shared",
+      description = "All files against one simulated account and cluster, in order.")
+  boolean shared;
+
+  @Option(names = "--json", description = "Print the answers as one JSON array.")
+  boolean json;
+
+  @Option(
+      names = "--rebase",
+      description = "Move each payload's event time to simulated now (simulated runs only).")
+  boolean rebase;
+
+  @Option(
+      names = "--speed",
+      paramLabel = "N",
+      defaultValue = "20",
+      description = "Simulated time runs N times faster, 1 to 1000 (default: 20).")
+  double speed;
+
+  @Option(
+      names = "--policy",
+      paramLabel = "FILE",
+      description =
+          "disruption-schedule policy (default: deploy/policy/disruption-schedule.example.yaml).")
+  Path policy;
+
+  @Option(
+      names = "--cluster",
+      paramLabel = "NAME",
+      description = "Act on this real EKS cluster (interruption-drain, disruption-schedule).")
+  String cluster;
+
+  @Option(
+      names = "--region",
+      paramLabel = "R",
+      description = "AWS region of --cluster (default: AWS_REGION, AWS_DEFAULT_REGION).")
+  String region;
+
+  @Option(
+      names = "--kubeconfig",
+      description = "Act on the real cluster of the kubeconfig (give --cluster to name it).")
+  boolean kubeconfig;
+
+  @Option(
+      names = "--context",
+      paramLabel = "C",
+      description = "kubeconfig context (with --kubeconfig).")
+  String context;
+
   InvokeCommand(PrintStream out, PrintStream err) {
     this.out = out;
     this.err = err;
@@ -114,33 +199,22 @@ final class InvokeCommand {
     default void close() throws Exception {}
   }
 
-  int run(List<String> argv) throws Exception {
-    var args =
-        Args.parse(
-            "invoke",
-            argv,
-            Set.of("cluster", "region", "context", "speed", "policy"),
-            Set.of("shared", "json", "kubeconfig", "rebase"));
-    var positional = args.positional();
-    if (positional.isEmpty()) {
-      throw new ConfigException(
-          "invoke: name a function ("
-              + String.join(", ", new java.util.TreeSet<>(FUNCTIONS.keySet()))
-              + ") and at least one payload file");
-    }
-    String function = FUNCTIONS.get(positional.get(0));
+  @Override
+  public Integer call() throws Exception {
+    String function = FUNCTIONS.get(functionName);
     if (function == null) {
-      throw new ConfigException(
-          "invoke: unknown function '"
-              + positional.get(0)
+      throw Cli.bad(
+          spec,
+          "unknown function '"
+              + functionName
               + "' (known: interruption-drain, cost-report, disruption-schedule,"
               + " capacity-preflight)");
     }
-    List<Path> files = positional.subList(1, positional.size()).stream().map(Path::of).toList();
-    if (files.isEmpty()) {
-      throw new ConfigException("invoke: no payload file given");
+    Cli.within(spec, "--speed", speed, 1, 1000);
+    if (context != null && !kubeconfig) {
+      throw Cli.bad(spec, "--context goes with --kubeconfig");
     }
-    boolean real = args.flag("kubeconfig") || args.get("cluster").isPresent();
+    boolean real = kubeconfig || cluster != null;
     if (real && !Set.of("interruption-drain", "disruption-schedule").contains(function)) {
       throw new ConfigException(
           "invoke: "
@@ -148,9 +222,8 @@ final class InvokeCommand {
               + " runs against the simulated account only; for a real one use gpufleet "
               + (function.equals("cost-report") ? "cost-report" : "preflight"));
     }
-    double speed = args.number("speed", 20, 1, 1000);
     var results = new ArrayList<Result>();
-    Env shared = args.flag("shared") || real ? env(function, args, real, speed) : null;
+    Env shared = this.shared || real ? env(function, real) : null;
     try {
       for (Path file : files) {
         byte[] payload;
@@ -160,10 +233,10 @@ final class InvokeCommand {
           results.add(new Result(file.toString(), function, null, "cannot read: " + e));
           continue;
         }
-        if (args.flag("rebase") && !real) {
+        if (rebase && !real) {
           payload = rebase(payload);
         }
-        Env env = shared != null ? shared : env(function, args, false, speed);
+        Env env = shared != null ? shared : env(function, false);
         try {
           env.before(payload);
           results.add(
@@ -182,7 +255,7 @@ final class InvokeCommand {
         shared.close();
       }
     }
-    print(results, args.flag("json"));
+    print(results, json);
     return results.stream().anyMatch(r -> r.error() != null) ? 1 : 0;
   }
 
@@ -274,10 +347,10 @@ final class InvokeCommand {
 
   // ------------------------------------------------------------------ environments
 
-  private Env env(String function, Args args, boolean real, double speed) throws Exception {
+  private Env env(String function, boolean real) throws Exception {
     return switch (function) {
-      case "interruption-drain" -> real ? realDrain(args) : simDrain(speed);
-      case "disruption-schedule" -> real ? realSchedule(args) : simSchedule(args);
+      case "interruption-drain" -> real ? realDrain() : simDrain(speed);
+      case "disruption-schedule" -> real ? realSchedule() : simSchedule();
       case "cost-report" -> simCost();
       case "capacity-preflight" -> simPreflight();
       default -> throw new IllegalStateException(function);
@@ -315,11 +388,11 @@ final class InvokeCommand {
     };
   }
 
-  private Env realDrain(Args args) {
-    String clusterName = args.require("cluster");
+  private Env realDrain() {
+    String clusterName = requireCluster();
     var env = new HashMap<>(System.getenv());
     env.put("CLUSTER_NAME", clusterName);
-    KubernetesClient client = connect(args, clusterName);
+    KubernetesClient client = connect(clusterName);
     var service =
         DrainWiring.service(
             client,
@@ -344,24 +417,22 @@ final class InvokeCommand {
     };
   }
 
-  private Env simSchedule(Args args) {
+  private Env simSchedule() {
     var cluster = SimCluster.start(SimTime.realTime());
     KubernetesClient client = cluster.newClient();
     DemoWorkloads.populate(cluster);
-    return scheduleEnv(args, client, () -> cluster.close(), "gpu-prod");
+    return scheduleEnv(client, () -> cluster.close(), "gpu-prod");
   }
 
-  private Env realSchedule(Args args) {
-    String clusterName = args.require("cluster");
-    KubernetesClient client = connect(args, clusterName);
+  private Env realSchedule() {
+    String clusterName = requireCluster();
+    KubernetesClient client = connect(clusterName);
     err.println("invoke: acting on the real cluster " + clusterName);
-    return scheduleEnv(args, client, () -> {}, clusterName);
+    return scheduleEnv(client, () -> {}, clusterName);
   }
 
-  private static Env scheduleEnv(
-      Args args, KubernetesClient client, Runnable closeCluster, String clusterName) {
-    Path policyFile =
-        args.get("policy").map(Path::of).orElse(Main.home().resolve(BudgetsSimulation.POLICY));
+  private Env scheduleEnv(KubernetesClient client, Runnable closeCluster, String clusterName) {
+    Path policyFile = policy != null ? policy : Main.home().resolve(BudgetsSimulation.POLICY);
     var policy = PolicySource.file(policyFile);
     var clock = new BudgetsSimulation.FixedClock();
     var metrics = new Recorders.RecordingMetrics();
@@ -416,10 +487,8 @@ final class InvokeCommand {
     DemoFleet.populate(cluster);
     var pricing =
         new PricingStub()
-            .price(CostSimulation.REGION, "p5.48xlarge", "55.04")
-            .price(CostSimulation.REGION, "g6e.12xlarge", "10.49264")
-            .price(CostSimulation.REGION, "g5.2xlarge", "1.212")
-            .price(CostSimulation.REGION, "g5.12xlarge", "5.672");
+            .listPrices(
+                CostSimulation.REGION, "p5.48xlarge", "g6e.12xlarge", "g5.2xlarge", "g5.12xlarge");
     stub.on(PricingStub.OPERATION, pricing::answer);
     var aws =
         new AwsClients(
@@ -511,15 +580,20 @@ final class InvokeCommand {
     };
   }
 
-  private static KubernetesClient connect(Args args, String clusterName) {
-    if (args.flag("kubeconfig")) {
-      return KubeClients.fromKubeconfig(args.get("context"));
+  /** A real cluster needs its name (the drain's CLUSTER_NAME), even through a kubeconfig. */
+  private String requireCluster() {
+    if (cluster == null) {
+      throw Cli.bad(spec, "--cluster is required to act on a real cluster");
     }
-    if (args.get("context").isPresent()) {
-      throw new ConfigException("invoke: --context goes with --kubeconfig");
+    return cluster;
+  }
+
+  private KubernetesClient connect(String clusterName) {
+    if (kubeconfig) {
+      return KubeClients.fromKubeconfig(Optional.ofNullable(context));
     }
     String region =
-        args.get("region")
+        Optional.ofNullable(this.region)
             .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
             .or(() -> Optional.ofNullable(System.getenv("AWS_DEFAULT_REGION")))
             .orElseThrow(() -> new ConfigException("invoke: --region is required (or AWS_REGION)"));

@@ -1,55 +1,46 @@
 package io.gpufleet.cli;
 
-import io.gpufleet.core.config.ConfigException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /** The {@code gpufleet} command. */
-public final class Main {
-  private Main() {}
+@Command(
+    name = "gpufleet",
+    synopsisSubcommandLabel = "COMMAND",
+    description = {
+      "GPU Fleet Ops: the functions' real code from a laptop, against a simulated account and"
+          + " cluster (no credentials) or a real one.",
+      "Every command takes -h/--help. Exit codes: 0 done, 2 bad flag or input, 1 failure; a"
+          + " command may name more (see its --help)."
+    },
+    subcommands = {
+      SimulateCommand.class,
+      InvokeCommand.class,
+      DrainCommand.class,
+      PreflightCommand.class,
+      CostReportCommand.class,
+      BudgetsCommand.class,
+      BenchCommand.class,
+      Main.Test.class,
+      CommandLine.HelpCommand.class
+    })
+public final class Main implements Callable<Integer> {
+  private final PrintStream out;
 
-  static final String USAGE =
-      """
-      usage: gpufleet COMMAND [flags]
+  @Mixin Cli.Help help;
+  @Spec CommandSpec spec;
 
-        simulate                 replay events/ through the real handlers against a simulated
-                                 account and cluster (no credentials)   [--json] [--speed N] [--events DIR]
-        invoke FUNCTION FILE...  run payload files through a function's real handler (interruption-drain,
-                                 cost-report, disruption-schedule, capacity-preflight) against the
-                                 simulated account and cluster, each file on a fresh one
-                                 [--shared] [--json] [--rebase] [--speed N] [--policy FILE]
-                                 [--cluster NAME (--kubeconfig [--context C] | --region R)]: a real
-                                 cluster (interruption-drain, disruption-schedule)
-        drain                    drain one node of a real cluster now, or show what would happen
-                                 --instance ID --cluster NAME [--region R] [--kubeconfig [--context C]]
-                                 [--dry-run] [--kind spot-interruption|health-scheduled|state-change|rebalance|
-                                 capacity-reservation-interruption]
-                                 [--deadline 120s] [--json]
-        preflight                where does a planned GPU fleet fit: quotas, offerings, Spot scores, prices
-                                 per region, ranked   --plan plan.yaml [--regions a,b,c] [--json]
-                                 [--region HOME] [--cluster NAME | --kubeconfig [--context C]]
-                                 [--timeout 20s] [--simulate]
-        cost-report              GPU cost report of a real cluster into a local directory
-                                 --cluster NAME --out DIR [--window 24h|last-day|mtd|START/END]
-                                 [--region R] [--kubeconfig [--context C]] [--allocation-rule R]
-                                 [--team-label L] [--json]
-        budgets render           native Karpenter disruption.budgets (UTC cron) for a policy, and the
-                                 dates DST shifts them   --policy FILE [--at ISO-8601] [--json]
-        budgets apply            reconcile NodePool budgets and workload replicas for now (or --at)
-                                 --policy FILE [--at 2026-03-29T02:30:00+02:00] [--dry-run] [--json]
-                                 [--kubeconfig [--context C] | --cluster NAME [--region R]]
-        budgets rbac             RoleBindings of the schedule's write role for the namespaces a
-                                 policy names   --policy FILE [--group gpufleet-schedule]
-        bench NAME               benchmarks: drain [--real], drain-burst, cold [--function F], preflight,
-                                 budgets, cost (each prints one JSON line last); the function runs in
-                                 a child JVM confined to the CPU share of a Lambda memory size
-                                 [--memory MB] (default: template.yaml's) [--unconfined]
-        bench tune FUNCTION      time and cost per invocation across memory sizes, and the cheapest
-                                 size meeting the targets   [--sizes 512,1024,...] [--runs N] [--warm-runs N]
-        test                     (launcher) run the whole test suite as CI does
-      """;
+  Main(PrintStream out, PrintStream err) {
+    this.out = out;
+  }
 
   public static void main(String[] argv) {
     System.setProperty("log4j2.configurationFile", "classpath:log4j2-cli.xml");
@@ -57,32 +48,41 @@ public final class Main {
   }
 
   static int run(List<String> argv, PrintStream out, PrintStream err) {
-    if (argv.isEmpty() || argv.get(0).equals("help") || argv.get(0).equals("--help")) {
-      out.print(USAGE);
-      return argv.isEmpty() ? 2 : 0;
+    return commandLine(out, err).execute(argv.toArray(String[]::new));
+  }
+
+  /** The whole command tree, writing to out and err. */
+  static CommandLine commandLine(PrintStream out, PrintStream err) {
+    return Cli.commandLine(new Main(out, err), out, err);
+  }
+
+  /** No command: the usage, exit 2. */
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(out);
+    return Cli.BAD_INPUT;
+  }
+
+  /** Listed for the usage: the launcher script runs it, not this JVM. */
+  @Command(
+      name = "test",
+      description = {
+        "(launcher) Run the whole test suite as CI does (scripts/test.sh).",
+        "./gpufleet test [MAVEN ARGS]: the launcher runs it; arguments go to mvn verify."
+      })
+  static final class Test implements Callable<Integer> {
+    private final PrintStream err;
+
+    @Mixin Cli.Help help;
+
+    Test(PrintStream out, PrintStream err) {
+      this.err = err;
     }
-    List<String> rest = argv.subList(1, argv.size());
-    try {
-      return switch (argv.get(0)) {
-        case "simulate" -> new SimulateCommand(out, err).run(rest);
-        case "drain" -> new DrainCommand(out, err).run(rest);
-        case "invoke" -> new InvokeCommand(out, err).run(rest);
-        case "preflight" -> new PreflightCommand(out, err).run(rest);
-        case "cost-report" -> new CostReportCommand(out, err).run(rest);
-        case "bench" -> new BenchCommand(out, err).run(rest);
-        case "budgets" -> new BudgetsCommand(out, err).run(rest);
-        default -> {
-          err.println("gpufleet: unknown command '" + argv.get(0) + "'");
-          err.print(USAGE);
-          yield 2;
-        }
-      };
-    } catch (ConfigException e) {
-      err.println("gpufleet: " + e.getMessage());
-      return 2;
-    } catch (Exception e) {
-      err.println("gpufleet: " + argv.get(0) + " failed: " + e);
-      return 1;
+
+    @Override
+    public Integer call() {
+      err.println("gpufleet test: run it through the launcher, ./gpufleet test (scripts/test.sh)");
+      return Cli.BAD_INPUT;
     }
   }
 

@@ -46,14 +46,15 @@ final class PoolFilesReview {
     this.err = err;
   }
 
-  int run(Args args) throws Exception {
+  /** Reviews the files of {@code --nodepools} (and the FILEs after it) of a parsed preflight. */
+  int run(PreflightCommand args) throws Exception {
     var files = new ArrayList<String>();
-    for (String f : args.require("nodepools").split(",")) {
+    for (String f : args.nodePools) {
       if (!f.isBlank()) {
         files.add(f.trim());
       }
     }
-    files.addAll(args.positional());
+    files.addAll(args.moreNodePools);
     var manifests = new NodePoolManifests();
     for (String f : files) {
       try {
@@ -69,19 +70,19 @@ final class PoolFilesReview {
     var provisioners = provisioners(args, manifests);
     Map<QuotaBucket.Key, QuotaValue> quotas = new HashMap<>();
     String quotaSource;
-    if (args.get("quota").isPresent()) {
-      quotas.putAll(quotaFlags(args.get("quota").get()));
+    if (args.quota != null) {
+      quotas.putAll(quotaFlags(args.quota));
       quotaSource = "--quota";
-    } else if (args.flag("simulate") || args.get("region").isPresent()) {
-      String region = args.get("region").orElse("us-east-1");
-      quotas.putAll(readQuotas(manifests, region, args.flag("simulate")));
-      quotaSource = (args.flag("simulate") ? "simulated account " : "Service Quotas ") + region;
+    } else if (args.simulate || args.region != null) {
+      String region = Optional.ofNullable(args.region).orElse("us-east-1");
+      quotas.putAll(readQuotas(manifests, region, args.simulate));
+      quotaSource = (args.simulate ? "simulated account " : "Service Quotas ") + region;
     } else {
       quotaSource = null;
     }
     var result =
         PoolReview.review(manifests.pools(), manifests.draWorkloads(), provisioners, quotas);
-    if (args.flag("json")) {
+    if (args.json) {
       var doc = new LinkedHashMap<String, Object>();
       doc.put("files", files);
       doc.put("quotaSource", quotaSource);
@@ -96,15 +97,15 @@ final class PoolFilesReview {
     return "NO_GO".equals(result.verdict()) ? 1 : 0;
   }
 
-  static DraCheck.Provisioners provisioners(Args args, NodePoolManifests manifests) {
+  static DraCheck.Provisioners provisioners(PreflightCommand args, NodePoolManifests manifests) {
     Optional<Version> karpenter =
-        args.get("karpenter-version")
+        Optional.ofNullable(args.karpenterVersion)
             .or(manifests::karpenterVersion)
             .map(v -> Version.parse(v, "preflight: --karpenter-version"));
     Optional<Boolean> ignore = manifests.ignoreDRARequests();
     Optional<Boolean> enable = Optional.empty();
-    if (args.get("karpenter-setting").isPresent()) {
-      for (String kv : args.get("karpenter-setting").get().split(",")) {
+    if (args.karpenterSetting != null) {
+      for (String kv : args.karpenterSetting.split(",")) {
         String[] p = kv.split("=", 2);
         if (p.length != 2 || !(p[1].trim().equals("true") || p[1].trim().equals("false"))) {
           throw new ConfigException(
@@ -122,17 +123,14 @@ final class PoolFilesReview {
         }
       }
     }
-    Optional<Boolean> caDra = Optional.empty();
-    if (args.get("cluster-autoscaler-dra").isPresent()) {
-      caDra = Optional.of(args.flag("cluster-autoscaler-dra"));
-    }
+    Optional<Boolean> caDra = Optional.ofNullable(args.clusterAutoscalerDra);
     return new DraCheck.Provisioners(
         karpenter,
         ignore,
         enable,
-        args.get("kubernetes-version")
+        Optional.ofNullable(args.kubernetesVersion)
             .map(v -> Version.parse(v, "preflight: --kubernetes-version")),
-        args.get("cluster-autoscaler-version")
+        Optional.ofNullable(args.clusterAutoscalerVersion)
             .map(v -> Version.parse(v, "preflight: --cluster-autoscaler-version")),
         caDra);
   }

@@ -32,7 +32,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -45,43 +51,150 @@ import software.amazon.awssdk.services.eks.EksClient;
  * stdout. {@code --simulate} runs against the simulated account instead of AWS. Exit 0 when at
  * least one region is GO or GO_WITH_WARNINGS, 1 when none is, 2 for a bad plan or flag.
  */
-final class PreflightCommand {
+@Command(
+    name = "preflight",
+    description = {
+      "Where a planned GPU fleet fits (--plan), or a review of NodePool files (--nodepools).",
+      "--plan: quotas, offerings, Spot placement scores and prices per region, ranked; progress on"
+          + " stderr, the table (or --json) on stdout. --nodepools: NodePool manifests without a"
+          + " cluster, their limits summed per quota bucket and DRA support checked.",
+      "Exit codes: 0 a region is GO or GO_WITH_WARNINGS (--nodepools: no NO_GO finding), 1 none"
+          + " is (a NO_GO finding), 2 bad plan, file or flag."
+    })
+final class PreflightCommand implements Callable<Integer> {
   private final PrintStream out;
   private final PrintStream err;
+
+  @Mixin Cli.Help help;
+  @Spec CommandSpec spec;
+
+  @Option(names = "--plan", paramLabel = "FILE", description = "The plan (YAML or JSON).")
+  Path plan;
+
+  @Option(
+      names = "--regions",
+      paramLabel = "R",
+      split = ",",
+      description = "Regions to check instead of the plan's (a,b,c).")
+  List<String> regions = new ArrayList<>();
+
+  @Option(
+      names = "--region",
+      paramLabel = "HOME",
+      description =
+          "Home region: Pricing, EKS, and Service Quotas for --nodepools (default: AWS_REGION,"
+              + " AWS_DEFAULT_REGION, else the plan's first region).")
+  String region;
+
+  @Option(
+      names = "--cluster",
+      paramLabel = "NAME",
+      description = "Also analyse this EKS cluster's NodePools.")
+  String cluster;
+
+  @Option(
+      names = "--kubeconfig",
+      description = "Also analyse the NodePools of the kubeconfig's cluster.")
+  boolean kubeconfig;
+
+  @Option(
+      names = "--context",
+      paramLabel = "C",
+      description = "kubeconfig context (with --kubeconfig).")
+  String context;
+
+  @Option(
+      names = "--timeout",
+      paramLabel = "DURATION",
+      description = "Per-region read timeout (20, 20s, 1m; at most 10m; default 20s).")
+  String timeout;
+
+  @Option(
+      names = "--simulate",
+      description = "Against the simulated account and demo cluster (no credentials).")
+  boolean simulate;
+
+  @Option(names = "--json", description = "Print the report as JSON.")
+  boolean json;
+
+  @Option(
+      names = "--nodepools",
+      paramLabel = "FILE",
+      split = ",",
+      description = "Review these NodePool manifests offline (FILE[,FILE]; more FILEs may follow).")
+  List<String> nodePools = new ArrayList<>();
+
+  @Parameters(paramLabel = "FILE", description = "More NodePool manifests (with --nodepools).")
+  List<String> moreNodePools = new ArrayList<>();
+
+  @Option(
+      names = "--quota",
+      paramLabel = "BUCKET/CAPACITY=VCPU",
+      description =
+          "--nodepools: quotas to compare with, no AWS call (p/spot=384,g/on-demand=192).")
+  String quota;
+
+  @Option(
+      names = "--karpenter-version",
+      paramLabel = "V",
+      description = "--nodepools: Karpenter version (default: read from the manifests).")
+  String karpenterVersion;
+
+  @Option(
+      names = "--karpenter-setting",
+      paramLabel = "NAME=true|false",
+      description =
+          "--nodepools: Karpenter settings ignoreDRARequests, enableDRA (a=true,b=false).")
+  String karpenterSetting;
+
+  @Option(
+      names = "--kubernetes-version",
+      paramLabel = "V",
+      description = "--nodepools: Kubernetes version of the cluster.")
+  String kubernetesVersion;
+
+  @Option(
+      names = "--cluster-autoscaler-version",
+      paramLabel = "V",
+      description = "--nodepools: Cluster Autoscaler version, if it provisions.")
+  String clusterAutoscalerVersion;
+
+  @Option(
+      names = "--cluster-autoscaler-dra",
+      paramLabel = "true|false",
+      arity = "1",
+      description = "--nodepools: whether Cluster Autoscaler runs with DRA enabled.")
+  Boolean clusterAutoscalerDra;
 
   PreflightCommand(PrintStream out, PrintStream err) {
     this.out = out;
     this.err = err;
   }
 
-  int run(List<String> argv) throws Exception {
-    var args =
-        Args.parse(
-            "preflight",
-            argv,
-            Set.of(
-                "plan",
-                "regions",
-                "region",
-                "cluster",
-                "context",
-                "timeout",
-                "nodepools",
-                "quota",
-                "karpenter-version",
-                "karpenter-setting",
-                "kubernetes-version",
-                "cluster-autoscaler-version",
-                "cluster-autoscaler-dra"),
-            Set.of("json", "kubeconfig", "simulate"));
-    if (args.get("nodepools").isPresent()) {
-      if (args.get("plan").isPresent()) {
-        throw new ConfigException(
-            "preflight: --nodepools reviews NodePool files on their own; run --plan separately");
+  @Override
+  public Integer call() throws Exception {
+    if (!nodePools.isEmpty()) {
+      if (plan != null) {
+        throw Cli.bad(
+            spec, "--nodepools reviews NodePool files on their own; run --plan separately");
       }
-      return new PoolFilesReview(out, err).run(args);
+      return new PoolFilesReview(out, err).run(this);
     }
-    Path planFile = Path.of(args.require("plan"));
+    if (plan == null) {
+      throw Cli.bad(spec, "--plan FILE is required (or --nodepools FILE to review NodePools)");
+    }
+    if (!moreNodePools.isEmpty()) {
+      throw Cli.bad(
+          spec,
+          "unexpected argument '" + moreNodePools.get(0) + "' (files follow only --nodepools)");
+    }
+    if (context != null && !kubeconfig) {
+      throw Cli.bad(spec, "--context goes with --kubeconfig");
+    }
+    var regions = regions(this.regions);
+    Duration regionTimeout =
+        Cli.duration(spec, "--timeout", timeout, Duration.ofSeconds(20), Duration.ofMinutes(10));
+    Path planFile = plan;
     String text;
     try {
       text = Files.readString(planFile);
@@ -89,27 +202,18 @@ final class PreflightCommand {
       throw new ConfigException("preflight: plan file " + planFile + " does not exist");
     }
     Plan plan = PlanParser.parse(text, planFile.toString());
-    var regions = regions(args.get("regions"));
     if (!regions.isEmpty()) {
       plan = plan.withRegions(regions);
     }
     var settings = PreflightSettings.defaults();
-    if (args.get("timeout").isPresent()) {
-      settings =
-          settings.withRegionTimeout(
-              new io.gpufleet.core.config.Settings(
-                      java.util.Map.of("--timeout", args.get("timeout").get()))
-                  .duration("--timeout", Duration.ofSeconds(20), Duration.ofMinutes(10)));
+    if (timeout != null) {
+      settings = settings.withRegionTimeout(regionTimeout);
     }
-    if (args.get("context").isPresent() && !args.flag("kubeconfig")) {
-      throw new ConfigException("preflight: --context goes with --kubeconfig");
-    }
-    boolean json = args.flag("json");
     PreflightReport report;
-    if (args.flag("simulate")) {
+    if (simulate) {
       report = simulated(plan, settings, json);
     } else {
-      report = live(plan, settings, args, json);
+      report = live(plan, settings, json);
     }
     if (json) {
       out.println(Json.writePretty(report));
@@ -119,28 +223,25 @@ final class PreflightCommand {
     return report.best().isPresent() ? 0 : 1;
   }
 
-  static List<String> regions(Optional<String> flag) {
+  List<String> regions(List<String> flag) {
     var out = new ArrayList<String>();
-    if (flag.isEmpty()) {
-      return out;
-    }
-    for (String r : flag.get().split(",")) {
+    for (String r : flag) {
       String region = r.trim();
       if (region.isEmpty()) {
         continue;
       }
       if (!Regions.known(region)) {
-        throw new ConfigException("preflight: --regions names unknown region '" + region + "'");
+        throw Cli.bad(spec, "--regions names unknown region '" + region + "'");
       }
       out.add(region);
     }
     return out;
   }
 
-  private PreflightReport live(Plan plan, PreflightSettings settings, Args args, boolean json)
+  private PreflightReport live(Plan plan, PreflightSettings settings, boolean json)
       throws Exception {
     String home =
-        args.get("region")
+        Optional.ofNullable(region)
             .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
             .or(() -> Optional.ofNullable(System.getenv("AWS_DEFAULT_REGION")))
             .orElse(plan.regions().isEmpty() ? "us-east-1" : plan.regions().get(0));
@@ -154,8 +255,8 @@ final class PreflightCommand {
               Clock.systemUTC());
       var service = PreflightWiring.service(clients, home, prices, settings, Clock.systemUTC());
       List<NodePoolSpec> pools = List.of();
-      if (args.flag("kubeconfig") || args.get("cluster").isPresent()) {
-        try (KubernetesClient kube = kube(args, home, credentials)) {
+      if (kubeconfig || cluster != null) {
+        try (KubernetesClient kube = kube(home, credentials)) {
           pools = new FabricNodePools(kube).nodePools();
         }
       }
@@ -163,17 +264,15 @@ final class PreflightCommand {
     }
   }
 
-  private static KubernetesClient kube(
-      Args args,
-      String region,
-      software.amazon.awssdk.auth.credentials.AwsCredentialsProvider credentials) {
-    if (args.flag("kubeconfig")) {
-      return KubeClients.fromKubeconfig(args.get("context"));
+  private KubernetesClient kube(
+      String region, software.amazon.awssdk.auth.credentials.AwsCredentialsProvider credentials) {
+    if (kubeconfig) {
+      return KubeClients.fromKubeconfig(Optional.ofNullable(context));
     }
     var aws = new AwsClients(Region.of(region), credentials, Optional.empty());
     return KubeClients.forEks(
         aws.build(EksClient.builder()),
-        args.require("cluster"),
+        cluster,
         aws.region(),
         aws.credentials(),
         Clock.systemUTC());

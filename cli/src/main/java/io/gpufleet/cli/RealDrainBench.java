@@ -1,7 +1,6 @@
 package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.core.outcome.Notifier;
@@ -35,13 +34,8 @@ final class RealDrainBench {
     this.err = err;
   }
 
-  Map<String, Object> run(Args args) throws Exception {
-    if (args.get("latency-ms").isPresent()) {
-      throw new ConfigException(
-          "bench drain --real: --latency-ms applies to the simulated API server only");
-    }
-    // a node admits 110 pods
-    int pods = (int) args.number("pods", 110, 1, 110);
+  /** {@code pods} on the measured node (a node admits 110). */
+  Map<String, Object> run(int pods) throws Exception {
     K8sBinaries binaries = K8sBinaries.locate(Main.home());
     err.println(
         "bench drain --real: starting etcd, kube-apiserver, controller-manager, scheduler, kwok...");

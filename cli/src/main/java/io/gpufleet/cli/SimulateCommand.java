@@ -25,17 +25,48 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code gpufleet simulate}: builds the simulated account and cluster, replays every file in {@code
  * events/} through the real handlers (event times rebased to simulated now) and prints each
  * outcome. No credentials, no network beyond loopback, no Docker.
  */
-final class SimulateCommand {
+@Command(
+    name = "simulate",
+    description = {
+      "Replay events/ through the real handlers, against a simulated account and cluster.",
+      "No credentials, no network beyond loopback, no Docker. Each event file runs on a fresh copy"
+          + " of the cluster; the other functions' samples run through their own simulations."
+    })
+final class SimulateCommand implements Callable<Integer> {
   private final PrintStream out;
   private final PrintStream err;
+
+  @Mixin Cli.Help help;
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--events",
+      paramLabel = "DIR",
+      description = "Event files to replay (default: events/ of the project).")
+  Path events;
+
+  @Option(
+      names = "--speed",
+      paramLabel = "N",
+      defaultValue = "20",
+      description = "Simulated time runs N times faster than real time, 1 to 1000 (default: 20).")
+  double speed;
+
+  @Option(names = "--json", description = "Print every outcome as one JSON array on stdout.")
+  boolean json;
 
   SimulateCommand(PrintStream out, PrintStream err) {
     this.out = out;
@@ -45,15 +76,14 @@ final class SimulateCommand {
   /** One replayed event file and what the handler answered. */
   record Replay(String file, String function, List<DrainOutcome> outcomes, String note) {}
 
-  int run(List<String> argv) throws Exception {
-    var args = Args.parse("simulate", argv, Set.of("events", "speed"), Set.of("json"));
-    Path eventsDir = args.get("events").map(Path::of).orElse(Main.home().resolve("events"));
+  @Override
+  public Integer call() throws Exception {
+    Cli.within(spec, "--speed", speed, 1, 1000);
+    Path eventsDir = events != null ? events : Main.home().resolve("events");
     if (!Files.isDirectory(eventsDir)) {
       throw new ConfigException(
           "simulate: events directory " + eventsDir + " does not exist (--events DIR)");
     }
-    double speed = args.number("speed", 20, 1, 1000);
-    boolean json = args.flag("json");
     List<Path> files = eventFiles(eventsDir);
     var publisher = new Recorders.RecordingPublisher();
     var notifier = new Recorders.RecordingNotifier();

@@ -11,6 +11,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code gpufleet bench tune FUNCTION [--sizes 512,1024,...] [--runs N] [--warm-runs N]}: the
@@ -18,11 +25,47 @@ import java.util.Map;
  * Lambda Power Tuning sweeps a deployed function): time and cost per invocation, whether its
  * targets hold, and the cheapest size where they all do.
  */
-final class TuneCommand {
+@Command(
+    name = "tune",
+    description = {
+      "Time and cost per invocation of a function's benchmarks across memory sizes, each in its"
+          + " size's CPU share, and the cheapest size meeting the targets.",
+      "Exit codes: 0 a size meets the targets, 1 none does, 2 bad flag."
+    })
+final class TuneCommand implements Callable<Integer> {
   static final List<Integer> DEFAULT_SIZES = List.of(512, 1024, 1536, 1769, 2048, 3008);
 
   private final PrintStream out;
   private final PrintStream err;
+
+  @Mixin Cli.Help help;
+  @Spec CommandSpec spec;
+
+  @Parameters(
+      paramLabel = "FUNCTION",
+      description = "interruption-drain, disruption-schedule, capacity-preflight or cost-report.")
+  String function;
+
+  @Option(
+      names = "--sizes",
+      paramLabel = "MB,MB,...",
+      description = "Memory sizes to sweep (default: 512,1024,1536,1769,2048,3008).")
+  String sizes;
+
+  @Option(
+      names = "--runs",
+      paramLabel = "N",
+      defaultValue = "3",
+      description =
+          "Cold starts per size, their median counts; 1 to 20 (default: ${DEFAULT-VALUE}).")
+  int runs;
+
+  @Option(
+      names = "--warm-runs",
+      paramLabel = "N",
+      defaultValue = "1",
+      description = "Warm runs per size, their median counts; 1 to 9 (default: ${DEFAULT-VALUE}).")
+  int warmRunsWanted;
 
   TuneCommand(PrintStream out, PrintStream err) {
     this.out = out;
@@ -70,16 +113,12 @@ final class TuneCommand {
     };
   }
 
-  int run(Args args) throws Exception {
-    if (args.positional().isEmpty()) {
-      throw new ConfigException(
-          "bench tune: name a function (" + BenchCommand.TEMPLATE_MEMORY_MB.keySet() + ")");
-    }
-    String function = args.positional().get(0);
+  @Override
+  public Integer call() throws Exception {
     Plan plan = plan(function);
-    var sizes = sizes(args.get("sizes").orElse(null));
-    int runs = (int) args.number("runs", 3, 1, 20);
-    int warmRunsWanted = (int) args.number("warm-runs", 1, 1, 9);
+    var sizes = sizes(this.sizes);
+    Cli.within(spec, "--runs", runs, 1, 20);
+    Cli.within(spec, "--warm-runs", warmRunsWanted, 1, 9);
     var rows = new ArrayList<Map<String, Object>>();
     var table =
         new Table(
@@ -244,11 +283,18 @@ final class TuneCommand {
     return m;
   }
 
-  /** Runs one bench in this process and returns its JSON line. */
+  /**
+   * Runs one bench in this process, parsed like {@code gpufleet bench ARGV}, and returns its JSON
+   * line; a failure propagates.
+   */
   private Map<String, Object> bench(List<String> argv) throws Exception {
     var buffer = new ByteArrayOutputStream();
     try (var capture = new PrintStream(buffer, true, StandardCharsets.UTF_8)) {
-      new BenchCommand(capture, err).run(argv);
+      var parsed =
+          Cli.commandLine(new BenchCommand(capture, err), capture, err)
+              .parseArgs(argv.toArray(String[]::new));
+      var leaf = parsed.asCommandLineList().get(parsed.asCommandLineList().size() - 1);
+      ((Callable<?>) leaf.getCommand()).call();
     }
     String text = buffer.toString(StandardCharsets.UTF_8).trim();
     String last = text.substring(text.lastIndexOf('\n') + 1);

@@ -41,7 +41,7 @@ class BenchShareArgsTest {
   @Test
   void shouldAskTuneForAFunction() {
     assertThat(run("bench", "tune")).isEqualTo(2);
-    assertThat(err()).contains("bench tune: name a function");
+    assertThat(err()).contains("gpufleet bench tune: Missing required parameter: 'FUNCTION'");
   }
 
   @Test

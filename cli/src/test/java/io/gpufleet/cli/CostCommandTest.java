@@ -37,7 +37,7 @@ class CostCommandTest {
   @Test
   void shouldRequireTheCluster() {
     assertThat(run("cost-report", "--out", dir.toString())).isEqualTo(2);
-    assertThat(errText()).contains("--cluster is required");
+    assertThat(errText()).contains("Missing required option: '--cluster=NAME'");
   }
 
   @Test

@@ -113,8 +113,11 @@ class InvokeCommandTest {
   @Test
   void shouldExitTwoForAnUnknownFunctionOrNoFile() {
     assertThat(run("invoke", "frobnicate", "x.json")).isEqualTo(2);
+    assertThat(errBytes.toString(StandardCharsets.UTF_8))
+        .contains("gpufleet invoke: unknown function 'frobnicate'");
     assertThat(run("invoke", "drain")).isEqualTo(2);
-    assertThat(errBytes.toString(StandardCharsets.UTF_8)).contains("no payload file");
+    assertThat(errBytes.toString(StandardCharsets.UTF_8))
+        .contains("Missing required parameter: 'FILE");
   }
 
   @Test

@@ -250,8 +250,16 @@ public final class NodePoolAnalyzer {
   }
 
   /** Accelerated category prefixes (EC2): every type of these categories has an accelerator. */
-  static final Set<String> ACCELERATED_CATEGORIES =
-      Set.of("p", "g", "gr", "inf", "trn", "dl", "vt");
+  static final Set<String> ACCELERATED_CATEGORIES = acceleratedCategories();
+
+  /** The category letters of the catalog's accelerated families: p, g, gr, vt, trn, inf, dl. */
+  private static Set<String> acceleratedCategories() {
+    var out = new java.util.TreeSet<String>();
+    for (InstanceSpec s : InstanceCatalog.all()) {
+      out.add(InstanceCatalog.category(s.family()));
+    }
+    return Set.copyOf(out);
+  }
 
   /**
    * The pool can only launch accelerated types: it requires a GPU count above 0, a GPU name or

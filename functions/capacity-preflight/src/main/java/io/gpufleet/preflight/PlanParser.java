@@ -11,6 +11,7 @@ import io.gpufleet.preflight.model.Plan;
 import io.gpufleet.preflight.model.PlanEntry;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -32,10 +33,6 @@ import java.util.regex.Pattern;
  * </pre>
  */
 public final class PlanParser {
-  static final int MAX_COUNT = 10_000;
-  private static final Set<String> TOP_FIELDS = Set.of("name", "regions", "entries");
-  private static final Set<String> ENTRY_FIELDS =
-      Set.of("name", "instanceType", "instanceTypes", "anyOf", "count", "capacityType", "zones");
   private static final Pattern ZONE = Pattern.compile("([a-z]{2}(-[a-z]+)+-\\d)([a-z])");
 
   private PlanParser() {}
@@ -59,55 +56,40 @@ public final class PlanParser {
     return parse(root, source);
   }
 
+  /**
+   * The structure is checked by {@code schemas/preflight-plan.schema.json}; regions, zones and
+   * instance types against the catalog here. Both report with the path, one message per place.
+   */
   public static Plan parse(JsonNode root, String source) {
-    var errors = new ArrayList<String>();
     if (root == null || !root.isObject()) {
       throw new ConfigException("plan " + source + " must be a mapping with 'entries'");
     }
-    root.fieldNames()
-        .forEachRemaining(
-            f -> {
-              if (!TOP_FIELDS.contains(f)) {
-                errors.add("unknown field '" + f + "' (known: " + new TreeSet<>(TOP_FIELDS) + ")");
-              }
-            });
-    String name = root.path("name").asText("plan");
+    var errors = new ArrayList<String>(PlanSchema.problems(root));
+    var semantic = new ArrayList<String>();
     List<String> regions = new ArrayList<>();
-    boolean all = false;
     JsonNode r = root.get("regions");
-    if (r == null || r.isNull()) {
-      all = true;
-    } else if (r.isTextual() && r.asText().trim().equalsIgnoreCase("all")) {
-      all = true;
-    } else if (r.isArray()) {
-      for (int i = 0; i < r.size(); i++) {
-        String region = r.get(i).asText("").trim();
-        if (!Regions.known(region)) {
-          errors.add("regions[" + i + "]: unknown region '" + region + "'");
-        } else if (!regions.contains(region)) {
-          regions.add(region);
-        }
+    boolean all = r == null || r.isNull() || r.isTextual();
+    for (int i = 0; r != null && r.isArray() && i < r.size(); i++) {
+      String region = r.get(i).asText("").trim();
+      if (!Regions.known(region)) {
+        semantic.add("regions[" + i + "]: unknown region '" + region + "'");
+      } else if (!regions.contains(region)) {
+        regions.add(region);
       }
-      if (r.isEmpty()) {
-        errors.add("regions: empty list (name regions, or write 'regions: all')");
-      }
-    } else {
-      errors.add("regions: must be a list of region codes or 'all'");
     }
     var entries = new ArrayList<PlanEntry>();
-    JsonNode list = root.get("entries");
-    if (list == null || list.isNull() || (list.isArray() && list.isEmpty())) {
-      errors.add("entries: the plan is empty (at least one entry is needed)");
-    } else if (!list.isArray()) {
-      errors.add("entries: must be a list");
-    } else {
-      for (int i = 0; i < list.size(); i++) {
-        var entry = entry(list.get(i), "entries[" + i + "]", errors);
-        if (entry != null) {
-          entries.add(entry);
-        }
+    JsonNode list = root.path("entries");
+    for (int i = 0; list.isArray() && i < list.size(); i++) {
+      var entry = entry(list.get(i), "entries[" + i + "]", semantic);
+      if (entry != null) {
+        entries.add(entry);
       }
     }
+    Set<String> placed = new HashSet<>();
+    errors.forEach(e -> placed.add(e.substring(0, e.indexOf(": "))));
+    semantic.stream()
+        .filter(e -> !placed.contains(e.substring(0, e.indexOf(": "))))
+        .forEach(errors::add);
     if (!errors.isEmpty()) {
       throw new ConfigException(
           "plan "
@@ -118,49 +100,23 @@ public final class PlanParser {
               + "):\n  - "
               + String.join("\n  - ", errors));
     }
-    return new Plan(name, entries, regions, all);
+    return new Plan(root.path("name").asText("plan"), entries, regions, all);
   }
 
   private static PlanEntry entry(JsonNode e, String path, List<String> errors) {
-    if (e == null || !e.isObject()) {
-      errors.add(path + ": must be a mapping");
+    if (!e.isObject()) {
       return null;
     }
-    int before = errors.size();
-    e.fieldNames()
-        .forEachRemaining(
-            f -> {
-              if (!ENTRY_FIELDS.contains(f)) {
-                errors.add(
-                    path
-                        + ": unknown field '"
-                        + f
-                        + "' (known: "
-                        + new TreeSet<>(ENTRY_FIELDS)
-                        + ")");
-              }
-            });
     var types = new ArrayList<String>();
     String typesField = null;
     for (String f : List.of("instanceType", "instanceTypes", "anyOf")) {
-      if (e.has(f)) {
-        if (typesField != null) {
-          errors.add(path + ": give either " + typesField + " or " + f + ", not both");
-        }
+      JsonNode v = e.get(f);
+      if (v != null && typesField == null) {
         typesField = f;
-        JsonNode v = e.get(f);
-        if (v.isArray()) {
-          for (int j = 0; j < v.size(); j++) {
-            types.add(v.get(j).asText("").trim());
-          }
-        } else {
-          types.add(v.asText("").trim());
-        }
+        (v.isArray() ? v : List.of(v)).forEach(t -> types.add(t.asText("").trim()));
       }
     }
-    if (typesField == null || types.isEmpty()) {
-      errors.add(path + ": instanceType (or instanceTypes: [..], any one of them) is required");
-    }
+    int before = errors.size();
     for (int j = 0; j < types.size(); j++) {
       String t = types.get(j);
       String where = path + "." + typesField + (types.size() > 1 ? "[" + j + "]" : "");
@@ -170,58 +126,29 @@ public final class PlanParser {
         errors.add(where + ": unknown instance type '" + t + "'" + suggestion(t));
       }
     }
-    int count = 0;
-    JsonNode c = e.get("count");
-    if (c == null || c.isNull()) {
-      errors.add(path + ".count: is required");
-    } else if (!c.canConvertToInt() || !(c.isIntegralNumber() || c.asText().matches("-?\\d+"))) {
-      errors.add(path + ".count: must be a whole number, got '" + c.asText() + "'");
-    } else {
-      count = c.asInt();
-      if (count <= 0) {
-        errors.add(path + ".count: must be at least 1, got " + count);
-      } else if (count > MAX_COUNT) {
-        errors.add(path + ".count: " + count + " is more than " + MAX_COUNT);
-      }
-    }
-    CapacityType capacity = null;
-    JsonNode ct = e.get("capacityType");
-    if (ct == null || ct.isNull()) {
-      errors.add(path + ".capacityType: is required (spot or on-demand)");
-    } else {
-      capacity = CapacityType.parse(ct.asText()).orElse(null);
-      if (capacity == null) {
-        errors.add(path + ".capacityType: '" + ct.asText() + "' is not spot or on-demand");
-      }
-    }
     var zones = new ArrayList<String>();
-    JsonNode z = e.get("zones");
-    if (z != null && !z.isNull()) {
-      if (!z.isArray()) {
-        errors.add(path + ".zones: must be a list of availability zones");
+    JsonNode z = e.path("zones");
+    for (int j = 0; z.isArray() && j < z.size(); j++) {
+      String zone = z.get(j).asText("").trim();
+      var m = ZONE.matcher(zone);
+      if (m.matches() && !Regions.known(m.group(1))) {
+        errors.add(
+            path
+                + ".zones["
+                + j
+                + "]: '"
+                + zone
+                + "' is not an availability zone (like us-east-1a)");
       } else {
-        for (int j = 0; j < z.size(); j++) {
-          String zone = z.get(j).asText("").trim();
-          var m = ZONE.matcher(zone);
-          if (!m.matches() || !Regions.known(m.group(1))) {
-            errors.add(
-                path
-                    + ".zones["
-                    + j
-                    + "]: '"
-                    + zone
-                    + "' is not an availability zone (like us-east-1a)");
-          } else {
-            zones.add(zone);
-          }
-        }
+        zones.add(zone);
       }
     }
-    if (errors.size() > before) {
+    CapacityType capacity = CapacityType.parse(e.path("capacityType").asText(null)).orElse(null);
+    if (errors.size() > before || types.isEmpty() || capacity == null) {
       return null;
     }
     String name = e.path("name").asText(String.join("|", types));
-    return new PlanEntry(name, types, count, capacity, zones);
+    return new PlanEntry(name, types, e.path("count").asInt(), capacity, zones);
   }
 
   /** The region of an availability zone name ("us-east-1" of "us-east-1a"). */

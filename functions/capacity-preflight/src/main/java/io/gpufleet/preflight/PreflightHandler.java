@@ -13,6 +13,7 @@ import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 public final class PreflightHandler implements RequestStreamHandler {
   private final PreflightFunction function;
   private final MetricsSink metrics;
+  private final Runnable primeClients;
 
   public PreflightHandler() {
     this(PreflightWiring.fromEnvironment());
@@ -20,12 +21,15 @@ public final class PreflightHandler implements RequestStreamHandler {
   }
 
   private PreflightHandler(PreflightWiring.Wired wired) {
-    this(wired.function(), wired.metrics());
+    this.function = wired.function();
+    this.metrics = wired.metrics();
+    this.primeClients = wired.primeClients();
   }
 
   public PreflightHandler(PreflightFunction function, MetricsSink metrics) {
     this.function = function;
     this.metrics = metrics;
+    this.primeClients = () -> {};
   }
 
   @Override
@@ -42,5 +46,13 @@ public final class PreflightHandler implements RequestStreamHandler {
 
   PreflightFunction function() {
     return function;
+  }
+
+  /**
+   * SnapStart priming: the home region's clients, built without a call (see {@link
+   * PreflightWiring.Wired}).
+   */
+  void primeClients() {
+    primeClients.run();
   }
 }

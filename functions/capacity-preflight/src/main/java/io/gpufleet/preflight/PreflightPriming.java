@@ -39,7 +39,11 @@ final class PreflightPriming implements Resource {
   public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
     handler.function().decoder().decode(ALARM.getBytes(StandardCharsets.UTF_8));
     Json.write(PlanParser.parse(PLAN, "priming"));
-    SnapStart.log(LOG, "snapstart beforeCheckpoint: read-only paths primed");
+    // the home region's SDK clients (no call): building the EC2 client verifies its ~750
+    // operations' classes, work the snapshot should hold rather than the first event after restore
+    handler.primeClients();
+    SnapStart.log(
+        LOG, "snapstart beforeCheckpoint: read-only paths and home-region clients primed");
   }
 
   /**

@@ -22,6 +22,7 @@ import io.gpufleet.preflight.k8s.FabricNodePools;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Supplier;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -33,7 +34,36 @@ public final class PreflightWiring {
 
   private PreflightWiring() {}
 
-  public record Wired(PreflightFunction function, MetricsSink metrics) {}
+  /**
+   * @param primeClients builds, without calling AWS, the clients a first event in the home region
+   *     uses (SnapStart priming: the EC2 client alone loads ~1 500 classes when built)
+   */
+  public record Wired(PreflightFunction function, MetricsSink metrics, Runnable primeClients) {}
+
+  /**
+   * A value made on first use and then kept, thread-safe (the functions' clients that an event may
+   * never need).
+   */
+  public static <T> Supplier<T> once(Supplier<T> make) {
+    return new Supplier<>() {
+      private volatile T value;
+
+      @Override
+      public T get() {
+        T v = value;
+        if (v == null) {
+          synchronized (this) {
+            v = value;
+            if (v == null) {
+              v = make.get();
+              value = v;
+            }
+          }
+        }
+        return v;
+      }
+    };
+  }
 
   /** The service over real SDK clients (an endpoint override serves every region). */
   public static PreflightService service(
@@ -90,13 +120,16 @@ public final class PreflightWiring {
     Clock clock = Clock.systemUTC();
     AwsClients home = AwsClients.fromEnvironment();
     var regional = new RegionalClients(home.credentials(), Optional.empty());
-    S3Client s3 = home.build(S3Client.builder());
+    // built on first use: without a results bucket only an s3:// plan URI reads S3
+    Supplier<S3Client> s3 = once(() -> home.build(S3Client.builder()));
     // On-Demand prices: Pricing API → memory → S3 cache (in the results bucket) → static table
     OnDemandPrices prices =
         pricing(
             home,
             env,
-            settings.resultsBucket().map(b -> new S3BlobStore(s3, b, settings.resultsPrefix())),
+            settings
+                .resultsBucket()
+                .map(b -> new S3BlobStore(s3.get(), b, settings.resultsPrefix())),
             clock);
     PreflightService service = service(regional, home.region().id(), prices, settings, clock);
 
@@ -131,6 +164,13 @@ public final class PreflightWiring {
             sinks.publisher(),
             sinks.notifier(),
             home.region().id()),
-        metrics);
+        metrics,
+        () -> {
+          String r = home.region().id();
+          regional.ec2(r);
+          regional.serviceQuotas(r);
+          regional.cloudWatch(r);
+          s3.get();
+        });
   }
 }

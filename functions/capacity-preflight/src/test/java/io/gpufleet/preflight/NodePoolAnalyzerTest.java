@@ -32,6 +32,12 @@ class NodePoolAnalyzerTest {
   }
 
   @Test
+  void shouldDeriveTheAcceleratedCategoriesFromTheCatalog() {
+    assertThat(NodePoolAnalyzer.ACCELERATED_CATEGORIES)
+        .containsExactlyInAnyOrder("p", "g", "gr", "vt", "trn", "inf", "dl");
+  }
+
+  @Test
   void shouldWarnThatGAndPInOnePoolCanExhaustASmallGQuota() {
     // Given a pool allowing categories g and p, limited to 64 GPUs, on-demand (Karpenter's default)
     var pool =

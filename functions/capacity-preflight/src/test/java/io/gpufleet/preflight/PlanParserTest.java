@@ -53,9 +53,10 @@ class PlanParserTest {
 
   static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> invalidPlans() {
     return java.util.stream.Stream.of(
-        org.junit.jupiter.params.provider.Arguments.of("entries: []", "entries: the plan is empty"),
         org.junit.jupiter.params.provider.Arguments.of(
-            "regions: [us-east-1]", "entries: the plan is empty"),
+            "entries: []", "entries: must list at least one entry"),
+        org.junit.jupiter.params.provider.Arguments.of(
+            "regions: [us-east-1]", "entries: is required"),
         org.junit.jupiter.params.provider.Arguments.of(
             "regions: [mars-north-1]\nentries: [{instanceType: p5.48xlarge, count: 1, capacityType: spot}]",
             "regions[0]: unknown region 'mars-north-1'"),
@@ -76,7 +77,8 @@ class PlanParserTest {
             "entries[0].zones[0]: 'moon-1a' is not an availability zone"),
         org.junit.jupiter.params.provider.Arguments.of(
             "entries: [{instanceType: p5.48xlarge, cnt: 1, capacityType: spot}]",
-            "entries[0]: unknown field 'cnt'"));
+            "entries[0].cnt: unknown field (known: anyOf, capacityType, count, instanceType,"
+                + " instanceTypes, name, zones)"));
   }
 
   @ParameterizedTest

@@ -1,5 +1,6 @@
 package io.gpufleet.cost;
 
+import io.gpufleet.core.catalog.AcceleratorKind;
 import io.gpufleet.core.catalog.InstanceCatalog;
 import io.gpufleet.core.catalog.MigProfiles;
 import io.gpufleet.cost.model.ClusterNode;
@@ -45,9 +46,9 @@ public final class GpuAccounting {
     var advertised = new LinkedHashMap<String, Integer>();
     n.gpuResources().forEach((k, v) -> advertised.put(k, v));
     int catalog =
-        InstanceCatalog.find(n.instanceType() == null ? "" : n.instanceType())
-            .filter(s -> !isNeuron(s.acceleratorModel()))
-            .map(s -> s.accelerators())
+        InstanceCatalog.entry(n.instanceType())
+            .filter(e -> e.kind() == AcceleratorKind.NVIDIA_GPU)
+            .map(e -> e.accelerators())
             .orElse(-1);
     var flags = new ArrayList<String>();
     String migStrategy = labels.getOrDefault("nvidia.com/mig.strategy", "none");
@@ -224,16 +225,7 @@ public final class GpuAccounting {
   }
 
   private static boolean isNvidia(ClusterNode n) {
-    return InstanceCatalog.find(n.instanceType() == null ? "" : n.instanceType())
-        .map(s -> !isNeuron(s.acceleratorModel()) && !s.acceleratorModel().startsWith("Xilinx"))
-        .orElse(false);
-  }
-
-  private static boolean isNeuron(String model) {
-    return model.startsWith("Trainium")
-        || model.startsWith("Inferentia")
-        || model.startsWith("Gaudi")
-        || model.startsWith("Xilinx");
+    return InstanceCatalog.kindOf(n.instanceType()) == AcceleratorKind.NVIDIA_GPU;
   }
 
   private static int parseInt(String s, int dflt) {

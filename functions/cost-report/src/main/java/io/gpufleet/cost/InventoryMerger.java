@@ -1,6 +1,8 @@
 package io.gpufleet.cost;
 
-import io.gpufleet.core.pricing.StaticPrices;
+import io.gpufleet.core.catalog.AcceleratorKind;
+import io.gpufleet.core.catalog.CatalogEntry;
+import io.gpufleet.core.catalog.InstanceCatalog;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
 import io.gpufleet.cost.model.Ec2Instance;
@@ -129,7 +131,7 @@ public final class InventoryMerger {
         continue;
       }
       NodeRecord prior = before.get(i.instanceId());
-      var facts = StaticPrices.facts(i.instanceType());
+      var facts = InstanceCatalog.entry(i.instanceType());
       out.add(
           new NodeRecord(
               i.instanceId(),
@@ -145,14 +147,17 @@ public final class InventoryMerger {
               false,
               prior != null
                   ? prior.accelerators()
-                  : facts.map(StaticPrices.InstanceFacts::accelerators).orElse(0),
+                  : facts
+                      .filter(f -> f.acceleratorResource().isPresent())
+                      .map(CatalogEntry::accelerators)
+                      .orElse(0),
               prior != null
                   ? prior.acceleratorResource()
-                  : facts.map(StaticPrices.InstanceFacts::acceleratorResource).orElse(null),
+                  : facts.flatMap(CatalogEntry::acceleratorResource).orElse(null),
               prior != null ? prior.cpuMillis() : facts.map(f -> f.vcpus() * 1000L).orElse(0L),
               prior != null
                   ? prior.memoryBytes()
-                  : facts.map(f -> f.memoryGiB() * 1024L * 1024 * 1024).orElse(0L),
+                  : facts.map(f -> f.memoryMib() * 1024L * 1024).orElse(0L),
               true,
               prior != null && prior.inCluster(),
               prior != null ? prior.firstSeen() : now,
@@ -254,14 +259,7 @@ public final class InventoryMerger {
     if (!n.gpuResources().isEmpty()) {
       return true;
     }
-    return type != null
-        && io.gpufleet.core.catalog.InstanceCatalog.find(type)
-            .map(
-                s ->
-                    s.accelerators() > 0
-                        && !s.acceleratorModel()
-                            .matches("(?i)(trainium|inferentia|gaudi|xilinx).*"))
-            .orElse(false);
+    return type != null && InstanceCatalog.kindOf(type) == AcceleratorKind.NVIDIA_GPU;
   }
 
   /** The node with the instance type EC2 reports (labels may lack it). */

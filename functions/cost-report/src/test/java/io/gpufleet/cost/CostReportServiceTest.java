@@ -157,8 +157,8 @@ class CostReportServiceTest {
     var node = nodeById(report, "i-0spot");
     assertThat(node.priceSource()).isEqualTo("spot-history");
     assertThat(node.effectiveCost()).isEqualByComparingTo("840.00"); // 12 h x 30 + 12 h x 40
-    assertThat(node.listCost()).isEqualByComparingTo("2359.68"); // 24 h x 98.32
-    assertThat(report.kpis().spotSavings()).isEqualByComparingTo("1519.68");
+    assertThat(node.listCost()).isEqualByComparingTo("1320.96"); // 24 h x 55.04
+    assertThat(report.kpis().spotSavings()).isEqualByComparingTo("480.96");
     assertThat(report.kpis().spotShareOfNodeHours()).isEqualTo(1.0);
     assertThat(report.kpis().costPerGpuHour()).isEqualByComparingTo("4.375"); // 840 / 192
     assertThat(spot.asked).containsExactly(java.util.Set.of("p5.48xlarge"));

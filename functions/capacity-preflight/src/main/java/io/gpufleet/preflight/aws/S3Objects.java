@@ -14,6 +14,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.function.Supplier;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
@@ -28,11 +29,19 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 public final class S3Objects implements ReportStore, DedupeStore, PlanLoader {
   private static final DateTimeFormatter DAY =
       DateTimeFormatter.ofPattern("yyyy/MM/dd").withZone(ZoneOffset.UTC);
-  private final S3Client s3;
+  private final Supplier<S3Client> s3;
   private final String bucket;
   private final String prefix;
 
   public S3Objects(S3Client s3, String bucket, String prefix) {
+    this(() -> s3, bucket, prefix);
+  }
+
+  /**
+   * Over a client made on first use: a function with no results bucket reads S3 only for a plan
+   * given as an {@code s3://} URI, so its cold start need not build an S3 client for nothing.
+   */
+  public S3Objects(Supplier<S3Client> s3, String bucket, String prefix) {
     this.s3 = s3;
     this.bucket = bucket;
     this.prefix = prefix;
@@ -50,19 +59,24 @@ public final class S3Objects implements ReportStore, DedupeStore, PlanLoader {
             + "-"
             + report.generatedAt().toString().replace(":", "")
             + ".json";
-    s3.putObject(
-        r -> r.bucket(bucket).key(key).contentType("application/json"),
-        RequestBody.fromString(Json.writePretty(report), StandardCharsets.UTF_8));
+    s3.get()
+        .putObject(
+            r -> r.bucket(bucket).key(key).contentType("application/json"),
+            RequestBody.fromString(Json.writePretty(report), StandardCharsets.UTF_8));
     return Optional.of("s3://" + bucket + "/" + key);
   }
 
   @Override
   public boolean claim(String dedupeKey) {
     try {
-      s3.putObject(
-          r ->
-              r.bucket(bucket).key(markerKey(dedupeKey)).ifNoneMatch("*").contentType("text/plain"),
-          RequestBody.fromString(dedupeKey, StandardCharsets.UTF_8));
+      s3.get()
+          .putObject(
+              r ->
+                  r.bucket(bucket)
+                      .key(markerKey(dedupeKey))
+                      .ifNoneMatch("*")
+                      .contentType("text/plain"),
+              RequestBody.fromString(dedupeKey, StandardCharsets.UTF_8));
       return true;
     } catch (S3Exception e) {
       // 412: the marker exists; 409: a concurrent conditional write of the same key won
@@ -75,7 +89,7 @@ public final class S3Objects implements ReportStore, DedupeStore, PlanLoader {
 
   @Override
   public void release(String dedupeKey) {
-    s3.deleteObject(r -> r.bucket(bucket).key(markerKey(dedupeKey)));
+    s3.get().deleteObject(r -> r.bucket(bucket).key(markerKey(dedupeKey)));
   }
 
   String markerKey(String dedupeKey) {
@@ -92,7 +106,7 @@ public final class S3Objects implements ReportStore, DedupeStore, PlanLoader {
   public String read(String uri) {
     String[] parts = PreflightSettings.checkS3Uri(uri);
     try {
-      return s3.getObjectAsBytes(r -> r.bucket(parts[0]).key(parts[1])).asUtf8String();
+      return s3.get().getObjectAsBytes(r -> r.bucket(parts[0]).key(parts[1])).asUtf8String();
     } catch (NoSuchKeyException | NoSuchBucketException e) {
       throw new ConfigException("plan " + uri + " does not exist");
     }

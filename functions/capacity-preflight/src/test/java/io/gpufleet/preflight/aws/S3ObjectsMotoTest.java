@@ -92,6 +92,26 @@ class S3ObjectsMotoTest {
   }
 
   @Test
+  void shouldBuildItsClientOnlyWhenAPlanIsFirstReadByUri() {
+    s3.putObject(r -> r.bucket(BUCKET).key("plans/lazy.yaml"), RequestBody.fromString("a: 1"));
+    var built = new java.util.concurrent.atomic.AtomicInteger();
+    var lazy =
+        new S3Objects(
+            PreflightWiring.once(
+                () -> {
+                  built.incrementAndGet();
+                  return s3;
+                }),
+            "unused",
+            "");
+
+    assertThat(built).hasValue(0);
+    assertThat(lazy.read("s3://" + BUCKET + "/plans/lazy.yaml")).isEqualTo("a: 1");
+    assertThat(lazy.read("s3://" + BUCKET + "/plans/lazy.yaml")).isEqualTo("a: 1");
+    assertThat(built).hasValue(1);
+  }
+
+  @Test
   void shouldRejectAScheduledRunWhosePlanObjectIsMissingBeforeAnyWrite() {
     // Given a scheduled run naming a plan object that is not there (with s3:ListBucket, which the
     // template grants, S3 answers 404 NoSuchKey rather than 403, so this is what the role sees)

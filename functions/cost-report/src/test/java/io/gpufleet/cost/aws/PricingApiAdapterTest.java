@@ -133,7 +133,7 @@ class PricingApiAdapterTest {
     assertThat(price.source()).isEqualTo(PriceSource.STATIC);
     assertThat(price.currency()).isEqualTo("USD");
     assertThat(price.asOf()).contains(StaticPrices.AS_OF);
-    assertThat(price.perHour()).isEqualByComparingTo("98.32");
+    assertThat(price.perHour()).isEqualByComparingTo("55.04");
     assertThat(StaticPrices.sourceFor("us-gov-west-1"))
         .contains("GovCloud has no Pricing API endpoint")
         .contains("us-east-1 list price, not GovCloud's own");
@@ -185,7 +185,7 @@ class PricingApiAdapterTest {
 
     assertThat(price.source()).isEqualTo(PriceSource.STATIC);
     assertThat(price.asOf()).contains(StaticPrices.AS_OF);
-    assertThat(price.perHour()).isEqualByComparingTo("98.32");
+    assertThat(price.perHour()).isEqualByComparingTo("55.04");
     assertThat(chain.apiFailures()).isEqualTo(1);
     // the SDK retried the throttled call a few times, then gave up: one lookup, bounded calls
     assertThat(STUB.calls(PricingStub.OPERATION).size()).isBetween(2, 4);

@@ -59,40 +59,19 @@ import java.util.regex.Pattern;
  * </pre>
  */
 public final class PolicyParser {
-  static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   static final Pattern HOURS = Pattern.compile("(\\d{1,2}):(\\d{2})\\s*-\\s*(\\d{1,2}):(\\d{2})");
   static final Pattern NODES = Pattern.compile("(\\d+)(%?)");
-  static final Pattern GO_DURATION = Pattern.compile("((\\d+)(h|m|s))+");
-  static final Pattern ANNOTATION_KEY =
-      Pattern.compile(
-          "([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-              + "[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
-  static final Set<String> REASONS = Set.of("Underutilized", "Empty", "Drifted");
-  static final int MAX_BUDGETS = 50;
 
-  private static final Set<String> TOP =
-      Set.of(
-          "apiVersion",
-          "kind",
-          "timeZone",
-          "defaultWindow",
-          "windows",
-          "holidays",
-          "nodePools",
-          "workloads",
-          "excludeAnnotation",
-          "gracePeriod");
-
-  private final String source;
   private final List<String> problems = new ArrayList<>();
 
-  private PolicyParser(String source) {
-    this.source = source;
-  }
+  private PolicyParser() {}
 
-  /** Parses {@code text} (YAML, or JSON when it starts with a brace); {@code source} names it. */
+  /**
+   * Parses {@code text} (YAML, or JSON when it starts with a brace); {@code source} names it. The
+   * structure is checked by {@code schemas/schedule-policy.schema.json}, the meaning (time zone,
+   * hours, overlaps, lead times, window references, selectors) here; both report with the path.
+   */
   public static Policy parse(String text, String source) {
-    var parser = new PolicyParser(source);
     JsonNode root;
     try {
       String trimmed = text == null ? "" : text.strip();
@@ -106,11 +85,25 @@ public final class PolicyParser {
           e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
       throw new PolicyException(source, List.of("not valid YAML/JSON: " + msg));
     }
-    Policy policy = parser.policy(root);
-    if (!parser.problems.isEmpty()) {
-      throw new PolicyException(source, parser.problems);
+    if (root == null || !root.isObject()) {
+      throw new PolicyException(
+          source,
+          List.of("(document): must be a mapping with timeZone, defaultWindow, windows, ..."));
     }
-    return policy;
+    List<String> structural = PolicySchema.problems(root);
+    var parser = new PolicyParser();
+    Policy policy = parser.policy(root);
+    if (structural.isEmpty() && parser.problems.isEmpty()) {
+      return policy;
+    }
+    // one message per place: what the schema found there wins over what the meaning check found
+    Set<String> placed = new LinkedHashSet<>();
+    structural.forEach(p -> placed.add(p.substring(0, p.indexOf(": "))));
+    var all = new ArrayList<>(structural);
+    parser.problems.stream()
+        .filter(p -> !placed.contains(p.substring(0, p.indexOf(": "))))
+        .forEach(all::add);
+    throw new PolicyException(source, all);
   }
 
   private void problem(String path, String message) {
@@ -118,24 +111,8 @@ public final class PolicyParser {
   }
 
   private Policy policy(JsonNode root) {
-    if (root == null || !root.isObject()) {
-      problem("(document)", "must be a mapping with timeZone, defaultWindow, windows, ...");
-      return null;
-    }
-    unknownFields(root, "", TOP);
-    String apiVersion = text(root, "apiVersion", "", false);
-    if (apiVersion != null && !apiVersion.equals("gpufleet.io/v1")) {
-      problem("apiVersion", "'" + apiVersion + "' is not supported (use gpufleet.io/v1)");
-    }
-    String kind = text(root, "kind", "", false);
-    if (kind != null && !kind.equals("DisruptionSchedule")) {
-      problem("kind", "unknown kind '" + kind + "' (expected DisruptionSchedule)");
-    }
-    ZoneId zone = zone(text(root, "timeZone", "", true));
-    String defaultWindow = text(root, "defaultWindow", "", true);
-    if (defaultWindow != null && !NAME.matcher(defaultWindow).matches()) {
-      problem("defaultWindow", badName(defaultWindow));
-    }
+    ZoneId zone = zone(text(root, "timeZone"));
+    String defaultWindow = text(root, "defaultWindow");
     List<Window> windows = windows(root.get("windows"));
     if (defaultWindow != null && windows.stream().anyMatch(w -> w.name().equals(defaultWindow))) {
       problem(
@@ -150,20 +127,12 @@ public final class PolicyParser {
       windowNames.add(defaultWindow);
     }
     Set<LocalDate> holidays = holidays(root.get("holidays"));
-    String exclude = text(root, "excludeAnnotation", "", false);
-    if (exclude == null) {
-      exclude = Policy.DEFAULT_EXCLUDE_ANNOTATION;
-    } else if (!ANNOTATION_KEY.matcher(exclude).matches()) {
-      problem("excludeAnnotation", "'" + exclude + "' is not a valid annotation key");
-    }
-    Duration grace = Policy.DEFAULT_GRACE_PERIOD;
-    String graceText = text(root, "gracePeriod", "", false);
-    if (graceText != null) {
-      grace = goDuration(graceText, "gracePeriod");
-    }
+    String exclude = text(root, "excludeAnnotation");
+    String graceText = text(root, "gracePeriod");
+    Duration grace = graceText == null ? Policy.DEFAULT_GRACE_PERIOD : parseGoDuration(graceText);
     List<NodePoolRule> pools = nodePools(root.get("nodePools"), windowNames);
     List<WorkloadRule> workloads = workloads(root.get("workloads"), windowNames);
-    if (!problems.isEmpty()) {
+    if (!problems.isEmpty() || zone == null || defaultWindow == null) {
       return null;
     }
     return new Policy(
@@ -173,7 +142,7 @@ public final class PolicyParser {
         Set.copyOf(holidays),
         List.copyOf(pools),
         List.copyOf(workloads),
-        exclude,
+        exclude == null ? Policy.DEFAULT_EXCLUDE_ANNOTATION : exclude,
         grace);
   }
 
@@ -195,29 +164,16 @@ public final class PolicyParser {
 
   private List<Window> windows(JsonNode node) {
     var out = new ArrayList<Window>();
-    if (node == null || node.isNull()) {
-      return out;
-    }
-    if (!node.isObject()) {
-      problem("windows", "must be a mapping of window name to {days, hours}");
+    if (node == null || !node.isObject()) {
       return out;
     }
     for (var it = node.fields(); it.hasNext(); ) {
       var e = it.next();
       String path = "windows." + e.getKey();
-      if (!NAME.matcher(e.getKey()).matches()) {
-        problem(path, badName(e.getKey()));
-        continue;
-      }
       JsonNode w = e.getValue();
-      if (w == null || !w.isObject()) {
-        problem(path, "must be a mapping with days and hours");
-        continue;
-      }
-      unknownFields(w, path + ".", Set.of("days", "hours", "leadTime"));
       Set<DayOfWeek> days = days(w.get("days"), path + ".days");
-      int[] hours = hours(text(w, "hours", path + ".", true), path + ".hours");
-      Duration lead = leadTime(text(w, "leadTime", path + ".", false), path + ".leadTime");
+      int[] hours = hours(text(w, "hours"), path + ".hours");
+      Duration lead = leadTime(text(w, "leadTime"), path + ".leadTime");
       if (days != null && hours != null) {
         out.add(new Window(e.getKey(), days, hours[0], hours[1], lead));
       }
@@ -225,32 +181,24 @@ public final class PolicyParser {
     return out;
   }
 
+  /** Days and day ranges ("mon-fri", "sat,sun", [mon, wed-fri]); the schema checked the shape. */
   private Set<DayOfWeek> days(JsonNode node, String path) {
-    if (node == null || node.isNull()) {
-      problem(path, "is required (e.g. mon-fri, or [sat, sun])");
-      return null;
-    }
     List<String> parts = new ArrayList<>();
-    if (node.isTextual()) {
+    if (node == null) {
+      return null;
+    } else if (node.isTextual()) {
       for (String p : node.asText().split(",")) {
         parts.add(p.trim());
       }
-    } else if (node.isArray()) {
-      node.forEach(n -> parts.add(n.asText().trim()));
     } else {
-      problem(path, "must be a list of days or a string like mon-fri");
-      return null;
+      node.forEach(n -> parts.add(n.asText().trim()));
     }
     var days = EnumSet.noneOf(DayOfWeek.class);
     for (String part : parts) {
       String[] range = part.split("-", -1);
-      if (range.length > 2) {
-        problem(path, "'" + part + "' is not a day or a day range");
-        return null;
-      }
       DayOfWeek from = day(range[0]);
       DayOfWeek to = range.length == 2 ? day(range[1]) : from;
-      if (from == null || to == null) {
+      if (range.length > 2 || from == null || to == null) {
         problem(path, "'" + part + "' is not a day (mon, tue, wed, thu, fri, sat, sun)");
         return null;
       }
@@ -261,11 +209,7 @@ public final class PolicyParser {
         }
       }
     }
-    if (days.isEmpty()) {
-      problem(path, "names no day");
-      return null;
-    }
-    return days;
+    return days.isEmpty() ? null : days;
   }
 
   static DayOfWeek day(String text) {
@@ -283,12 +227,8 @@ public final class PolicyParser {
   }
 
   private int[] hours(String text, String path) {
-    if (text == null) {
-      return null;
-    }
-    Matcher m = HOURS.matcher(text.trim());
-    if (!m.matches()) {
-      problem(path, "'" + text + "' is not HH:MM-HH:MM (e.g. 08:00-19:00, 22:00-06:00)");
+    Matcher m = text == null ? null : HOURS.matcher(text.trim());
+    if (m == null || !m.matches()) {
       return null;
     }
     int sh = Integer.parseInt(m.group(1));
@@ -305,12 +245,9 @@ public final class PolicyParser {
     }
     int start = sh * 60 + sm;
     int end = eh * 60 + em;
-    if (start == end || (start == 0 && end == 1440)) {
-      if (start == end) {
-        problem(
-            path, "'" + text + "' is empty (start equals end); for a whole day use 00:00-24:00");
-        return null;
-      }
+    if (start == end) {
+      problem(path, "'" + text + "' is empty (start equals end); for a whole day use 00:00-24:00");
+      return null;
     }
     return new int[] {start, end == 0 ? 1440 : end};
   }
@@ -319,12 +256,12 @@ public final class PolicyParser {
     if (text == null) {
       return Duration.ZERO;
     }
-    String t = text.trim();
-    if (t.startsWith("-")) {
-      problem(path, "'" + t + "' is negative; a lead time is how long before the window it starts");
+    if (text.startsWith("-")) {
+      problem(
+          path, "'" + text + "' is negative; a lead time is how long before the window it starts");
       return Duration.ZERO;
     }
-    return goDuration(t, path);
+    return parseGoDuration(text);
   }
 
   /**
@@ -422,14 +359,7 @@ public final class PolicyParser {
 
   private Set<LocalDate> holidays(JsonNode node) {
     var out = new LinkedHashSet<LocalDate>();
-    if (node == null || node.isNull()) {
-      return out;
-    }
-    if (!node.isArray()) {
-      problem("holidays", "must be a list of dates (YYYY-MM-DD)");
-      return out;
-    }
-    for (int i = 0; i < node.size(); i++) {
+    for (int i = 0; node != null && node.isArray() && i < node.size(); i++) {
       String t = node.get(i).asText();
       try {
         out.add(LocalDate.parse(t));
@@ -442,41 +372,21 @@ public final class PolicyParser {
 
   private List<NodePoolRule> nodePools(JsonNode node, Set<String> windowNames) {
     var out = new ArrayList<NodePoolRule>();
-    if (node == null || node.isNull()) {
-      return out;
-    }
-    if (!node.isArray()) {
-      problem("nodePools", "must be a list of rules");
-      return out;
-    }
     var ruleNames = new LinkedHashSet<String>();
-    for (int i = 0; i < node.size(); i++) {
+    for (int i = 0; node != null && node.isArray() && i < node.size(); i++) {
       JsonNode r = node.get(i);
       String path = "nodePools[" + i + "]";
-      if (!r.isObject()) {
-        problem(path, "must be a mapping with name, selector and windows");
-        continue;
-      }
-      unknownFields(r, path + ".", Set.of("name", "selector", "windows"));
       String name = ruleName(r, path, ruleNames);
       NodePoolSelector selector = nodePoolSelector(r.get("selector"), path + ".selector");
       var settings = new LinkedHashMap<String, NodePoolSetting>();
       JsonNode ws = r.get("windows");
-      if (ws == null || !ws.isObject() || ws.isEmpty()) {
-        problem(
-            path + ".windows", "must map at least one window name to {budgets, consolidateAfter}");
-      } else {
-        for (var it = ws.fields(); it.hasNext(); ) {
-          var e = it.next();
-          String wpath = path + ".windows." + e.getKey();
-          if (!windowNames.contains(e.getKey())) {
-            problem(wpath, unknownWindow(e.getKey(), windowNames));
-            continue;
-          }
-          NodePoolSetting s = nodePoolSetting(e.getValue(), wpath);
-          if (s != null) {
-            settings.put(e.getKey(), s);
-          }
+      for (var it = ws == null ? null : ws.fields(); it != null && it.hasNext(); ) {
+        var e = it.next();
+        String wpath = path + ".windows." + e.getKey();
+        if (!windowNames.contains(e.getKey())) {
+          problem(wpath, unknownWindow(e.getKey(), windowNames));
+        } else {
+          settings.put(e.getKey(), nodePoolSetting(e.getValue(), wpath));
         }
       }
       if (name != null && selector != null) {
@@ -488,12 +398,10 @@ public final class PolicyParser {
 
   private NodePoolSelector nodePoolSelector(JsonNode node, String path) {
     if (node == null || !node.isObject()) {
-      problem(path, "is required: {names: [...]} and/or {labels: {...}}");
       return null;
     }
-    unknownFields(node, path + ".", Set.of("names", "labels"));
-    Set<String> names = stringSet(node.get("names"), path + ".names");
-    Map<String, String> labels = labels(node.get("labels"), path + ".labels");
+    Set<String> names = stringSet(node.get("names"));
+    Map<String, String> labels = labels(node.get("labels"));
     if (names.isEmpty() && labels.isEmpty()) {
       problem(path, "selects every NodePool; name them or give labels");
       return null;
@@ -502,50 +410,21 @@ public final class PolicyParser {
   }
 
   private NodePoolSetting nodePoolSetting(JsonNode node, String path) {
-    if (node == null || !node.isObject()) {
-      problem(path, "must be a mapping with budgets (and optionally consolidateAfter)");
-      return null;
-    }
-    unknownFields(node, path + ".", Set.of("budgets", "consolidateAfter"));
-    JsonNode bs = node.get("budgets");
     var budgets = new ArrayList<Budget>();
-    if (bs == null || !bs.isArray() || bs.isEmpty()) {
-      problem(path + ".budgets", "must list at least one budget ({nodes: \"10%\"})");
-    } else if (bs.size() > MAX_BUDGETS) {
-      problem(path + ".budgets", "has " + bs.size() + " budgets; Karpenter allows at most 50");
-    } else {
-      for (int i = 0; i < bs.size(); i++) {
-        Budget b = budget(bs.get(i), path + ".budgets[" + i + "]");
-        if (b != null) {
-          budgets.add(b);
-        }
+    JsonNode bs = node.path("budgets");
+    for (int i = 0; bs.isArray() && i < bs.size(); i++) {
+      Budget b = budget(bs.get(i), path + ".budgets[" + i + "]");
+      if (b != null) {
+        budgets.add(b);
       }
     }
-    String ca = text(node, "consolidateAfter", path + ".", false);
-    if (ca != null && !ca.equals("Never") && !GO_DURATION.matcher(ca).matches()) {
-      problem(
-          path + ".consolidateAfter",
-          "'" + ca + "' is not a duration like 30s, 10m, 1h30m or Never");
-    }
-    return new NodePoolSetting(List.copyOf(budgets), ca);
+    return new NodePoolSetting(List.copyOf(budgets), text(node, "consolidateAfter"));
   }
 
   private Budget budget(JsonNode node, String path) {
-    if (node == null || !node.isObject()) {
-      problem(path, "must be a mapping with nodes (and optionally reasons)");
-      return null;
-    }
-    unknownFields(node, path + ".", Set.of("nodes", "reasons"));
-    JsonNode n = node.get("nodes");
-    if (n == null || n.isNull()) {
-      problem(path + ".nodes", "is required (\"10%\" or a node count like \"5\")");
-      return null;
-    }
-    String nodes = n.asText().trim();
+    String nodes = node.path("nodes").asText().trim();
     Matcher m = NODES.matcher(nodes);
     if (!m.matches()) {
-      problem(
-          path + ".nodes", "'" + nodes + "' is neither a percentage (\"10%\") nor a node count");
       return null;
     }
     if (!m.group(2).isEmpty() && Long.parseLong(m.group(1)) > 100) {
@@ -553,85 +432,39 @@ public final class PolicyParser {
       return null;
     }
     var reasons = new ArrayList<String>();
-    JsonNode rs = node.get("reasons");
-    if (rs != null && !rs.isNull()) {
-      if (!rs.isArray()) {
-        problem(path + ".reasons", "must be a list of Underutilized, Empty, Drifted");
-      } else {
-        for (JsonNode r : rs) {
-          if (!REASONS.contains(r.asText())) {
-            problem(
-                path + ".reasons",
-                "unknown reason '" + r.asText() + "' (known: Underutilized, Empty, Drifted)");
-          } else if (!reasons.contains(r.asText())) {
-            reasons.add(r.asText());
-          }
-        }
-      }
-    }
+    node.path("reasons")
+        .forEach(
+            r -> {
+              if (!reasons.contains(r.asText())) {
+                reasons.add(r.asText());
+              }
+            });
     return new Budget(nodes, List.copyOf(reasons));
   }
 
   private List<WorkloadRule> workloads(JsonNode node, Set<String> windowNames) {
     var out = new ArrayList<WorkloadRule>();
-    if (node == null || node.isNull()) {
-      return out;
-    }
-    if (!node.isArray()) {
-      problem("workloads", "must be a list of rules");
-      return out;
-    }
     var ruleNames = new LinkedHashSet<String>();
-    for (int i = 0; i < node.size(); i++) {
+    for (int i = 0; node != null && node.isArray() && i < node.size(); i++) {
       JsonNode r = node.get(i);
       String path = "workloads[" + i + "]";
-      if (!r.isObject()) {
-        problem(path, "must be a mapping with name, selector and replicas");
-        continue;
-      }
-      unknownFields(r, path + ".", Set.of("name", "selector", "kinds", "replicas"));
       String name = ruleName(r, path, ruleNames);
       WorkloadSelector selector = workloadSelector(r.get("selector"), path + ".selector");
       Set<WorkloadKind> kinds = EnumSet.allOf(WorkloadKind.class);
-      JsonNode ks = r.get("kinds");
-      if (ks != null && !ks.isNull()) {
+      if (r.path("kinds").isArray()) {
         kinds = EnumSet.noneOf(WorkloadKind.class);
-        if (!ks.isArray() || ks.isEmpty()) {
-          problem(
-              path + ".kinds",
-              "must list kinds (Deployment, StatefulSet, ScaledObject, HorizontalPodAutoscaler)");
-        } else {
-          for (JsonNode k : ks) {
-            var kind = WorkloadKind.byKind(k.asText());
-            if (kind.isEmpty()) {
-              problem(
-                  path + ".kinds",
-                  "unknown kind '"
-                      + k.asText()
-                      + "' (known: Deployment, StatefulSet, ScaledObject, HorizontalPodAutoscaler)");
-            } else {
-              kinds.add(kind.get());
-            }
-          }
+        for (JsonNode k : r.get("kinds")) {
+          WorkloadKind.byKind(k.asText()).ifPresent(kinds::add);
         }
       }
       var replicas = new LinkedHashMap<String, Integer>();
       JsonNode rs = r.get("replicas");
-      if (rs == null || !rs.isObject() || rs.isEmpty()) {
-        problem(path + ".replicas", "must map at least one window name to a replica count");
-      } else {
-        for (var it = rs.fields(); it.hasNext(); ) {
-          var e = it.next();
-          String rpath = path + ".replicas." + e.getKey();
-          if (!windowNames.contains(e.getKey())) {
-            problem(rpath, unknownWindow(e.getKey(), windowNames));
-          } else if (!e.getValue().canConvertToInt()
-              || !e.getValue().isIntegralNumber()
-              || e.getValue().asInt() < 0) {
-            problem(rpath, "'" + e.getValue().asText() + "' is not a replica count (0 or more)");
-          } else {
-            replicas.put(e.getKey(), e.getValue().asInt());
-          }
+      for (var it = rs == null ? null : rs.fields(); it != null && it.hasNext(); ) {
+        var e = it.next();
+        if (!windowNames.contains(e.getKey())) {
+          problem(path + ".replicas." + e.getKey(), unknownWindow(e.getKey(), windowNames));
+        } else {
+          replicas.put(e.getKey(), e.getValue().asInt());
         }
       }
       if (name != null && selector != null) {
@@ -643,20 +476,11 @@ public final class PolicyParser {
 
   private WorkloadSelector workloadSelector(JsonNode node, String path) {
     if (node == null || !node.isObject()) {
-      problem(path, "is required: {namespaces, labels} or {annotation}");
       return null;
     }
-    unknownFields(node, path + ".", Set.of("namespaces", "labels", "annotation"));
-    Set<String> namespaces = stringSet(node.get("namespaces"), path + ".namespaces");
-    Map<String, String> labels = labels(node.get("labels"), path + ".labels");
-    String annotation = text(node, "annotation", path + ".", false);
-    if (annotation != null && !ANNOTATION_KEY.matcher(annotation).matches()) {
-      problem(path + ".annotation", "'" + annotation + "' is not a valid annotation key");
-    }
-    if (annotation != null && !labels.isEmpty()) {
-      problem(path, "give labels or an opt-in annotation, not both");
-      return null;
-    }
+    Set<String> namespaces = stringSet(node.get("namespaces"));
+    Map<String, String> labels = labels(node.get("labels"));
+    String annotation = text(node, "annotation");
     if (annotation == null && namespaces.isEmpty() && labels.isEmpty()) {
       problem(
           path, "selects every workload in the cluster; name namespaces, labels or an annotation");
@@ -666,80 +490,36 @@ public final class PolicyParser {
   }
 
   private String ruleName(JsonNode r, String path, Set<String> seen) {
-    String name = text(r, "name", path + ".", true);
-    if (name == null) {
-      return null;
-    }
-    if (!NAME.matcher(name).matches()) {
-      problem(path + ".name", badName(name));
-      return null;
-    }
-    if (!seen.add(name)) {
+    String name = text(r, "name");
+    if (name != null && !seen.add(name)) {
       problem(path + ".name", "'" + name + "' is used by another rule");
     }
     return name;
   }
 
-  private Set<String> stringSet(JsonNode node, String path) {
+  private static Set<String> stringSet(JsonNode node) {
     var out = new LinkedHashSet<String>();
-    if (node == null || node.isNull()) {
-      return out;
+    if (node != null && node.isArray()) {
+      node.forEach(n -> out.add(n.asText()));
     }
-    if (!node.isArray()) {
-      problem(path, "must be a list");
-      return out;
-    }
-    node.forEach(n -> out.add(n.asText()));
     return out;
   }
 
-  private Map<String, String> labels(JsonNode node, String path) {
+  private static Map<String, String> labels(JsonNode node) {
     var out = new LinkedHashMap<String, String>();
-    if (node == null || node.isNull()) {
-      return out;
+    if (node != null && node.isObject()) {
+      node.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
     }
-    if (!node.isObject()) {
-      problem(path, "must be a mapping of label key to value");
-      return out;
-    }
-    node.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
     return out;
   }
 
-  private String text(JsonNode node, String field, String prefix, boolean required) {
-    JsonNode v = node.get(field);
-    if (v == null || v.isNull()) {
-      if (required) {
-        problem(prefix + field, "is required");
-      }
-      return null;
-    }
-    if (!v.isValueNode() || v.asText().isBlank()) {
-      problem(prefix + field, "must be a non-empty string");
+  /** A scalar field's trimmed text; null when absent or not a scalar (the schema says why). */
+  private static String text(JsonNode node, String field) {
+    JsonNode v = node == null ? null : node.get(field);
+    if (v == null || !v.isValueNode() || v.isNull() || v.asText().isBlank()) {
       return null;
     }
     return v.asText().trim();
-  }
-
-  private void unknownFields(JsonNode node, String prefix, Set<String> known) {
-    node.fieldNames()
-        .forEachRemaining(
-            f -> {
-              if (!known.contains(f)) {
-                problem(
-                    prefix + f,
-                    "unknown field (known: " + String.join(", ", new TreeSet<>(known)) + ")");
-              }
-            });
-  }
-
-  private Duration goDuration(String text, String path) {
-    Matcher m = GO_DURATION.matcher(text);
-    if (!m.matches()) {
-      problem(path, "'" + text + "' is not a duration like 30s, 15m, 1h30m");
-      return Duration.ZERO;
-    }
-    return parseGoDuration(text);
   }
 
   /** "1h30m", "10m", "45s": the shortest Go-style text of a duration. */
@@ -766,10 +546,6 @@ public final class PolicyParser {
               });
     }
     return d;
-  }
-
-  private static String badName(String name) {
-    return "'" + name + "' is not a valid name (lower-case letters, digits and '-', at most 63)";
   }
 
   private static String unknownWindow(String name, Set<String> known) {

@@ -105,12 +105,12 @@ class PolicyParserTest {
           overlap after midnight  | days: [sat], hours: "22:00-02:00"        | days: [sun], hours: "22:00-09:00"     | windows.night-batch: overlaps window 'business-hours' (08:00-19:00) on Monday at 08:00
           percent above 100       | nodes: "10%"                             | nodes: "150%"                         | nodePools[0].windows.business-hours.budgets[0].nodes: '150%' is outside 0-100%
           negative nodes          | nodes: "10%"                             | nodes: "-5%"                          | nodePools[0].windows.business-hours.budgets[0].nodes: '-5%' is neither a percentage
-          unknown workload kind   | kinds: [Deployment, HPA]                 | kinds: [Deployment, CronJob]          | workloads[0].kinds: unknown kind 'CronJob'
-          unknown document kind   | kind: DisruptionSchedule                 | kind: NodePool                        | kind: unknown kind 'NodePool' (expected DisruptionSchedule)
+          unknown workload kind   | kinds: [Deployment, HPA]                 | kinds: [Deployment, CronJob]          | workloads[0].kinds[1]: 'CronJob' is not a workload kind
+          unknown document kind   | kind: DisruptionSchedule                 | kind: NodePool                        | kind: 'NodePool' is not a known kind (expected DisruptionSchedule)
           unknown day             | days: mon-fri                            | days: mon-fry                         | windows.business-hours.days: 'mon-fry' is not a day
           unknown window in rule  | replicas: { off-hours: 0, night-batch: 2 } | replicas: { weekend: 0 }            | workloads[0].replicas.weekend: unknown window 'weekend'
           negative replicas       | replicas: { off-hours: 0, night-batch: 2 } | replicas: { off-hours: -1 }         | workloads[0].replicas.off-hours: '-1' is not a replica count
-          unknown reason          | reasons: [Underutilized, Empty]          | reasons: [Expired]                    | budgets[0].reasons: unknown reason 'Expired'
+          unknown reason          | reasons: [Underutilized, Empty]          | reasons: [Expired]                    | budgets[0].reasons[0]: 'Expired' is not a disruption reason
           bad consolidateAfter    | consolidateAfter: 30m                    | consolidateAfter: soon                | consolidateAfter: 'soon' is not a duration
           bad holiday             | holidays: [2026-12-24, 2026-12-25]       | holidays: [2026-12-32]                | holidays[0]: '2026-12-32' is not a date
           unknown field           | gracePeriod: 30m                         | gracePeriodd: 30m                     | gracePeriodd: unknown field

@@ -37,8 +37,13 @@ public final class LocalInvoker {
         new ByteArrayInputStream(event), out, new LocalContext(functionName, timeoutMillis));
     long t2 = System.nanoTime();
     if (System.getenv("GPUFLEET_TIMINGS") != null) {
+      // CPU time of the whole process so far (JVM start included): what a CPU share divides, so
+      // it compares runs on a busy host better than wall time does
+      long cpuMs =
+          ProcessHandle.current().info().totalCpuDuration().map(d -> d.toMillis()).orElse(-1L);
       System.err.printf(
-          "timings: init %d ms, handle %d ms%n", (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
+          "timings: init %d ms, handle %d ms, process cpu %d ms%n",
+          (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, cpuMs);
     }
     System.out.println(out.toString(StandardCharsets.UTF_8));
     System.out.flush();

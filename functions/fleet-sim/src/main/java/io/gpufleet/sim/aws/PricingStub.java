@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.core.pricing.StaticPrices;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -40,6 +41,17 @@ public final class PricingStub {
 
   public PricingStub price(String region, String instanceType, String usdPerHour) {
     prices.put(region + "|" + instanceType, new BigDecimal(usdPerHour));
+    return this;
+  }
+
+  /**
+   * Answers for these types in this region with the us-east-1 list prices of the instance catalog
+   * (what the real Pricing API would say, as far as the catalog's sourced prices know it).
+   */
+  public PricingStub listPrices(String region, String... instanceTypes) {
+    for (String t : instanceTypes) {
+      prices.put(region + "|" + t, StaticPrices.price(t).orElseThrow().usdPerHour());
+    }
     return this;
   }
 

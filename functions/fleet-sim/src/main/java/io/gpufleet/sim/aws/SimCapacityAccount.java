@@ -1,8 +1,8 @@
 package io.gpufleet.sim.aws;
 
 import io.gpufleet.core.catalog.CapacityType;
+import io.gpufleet.core.catalog.CatalogEntry;
 import io.gpufleet.core.catalog.InstanceCatalog;
-import io.gpufleet.core.catalog.InstanceSpec;
 import io.gpufleet.core.catalog.QuotaBucket;
 import io.gpufleet.core.json.Json;
 import java.math.BigDecimal;
@@ -210,7 +210,7 @@ public final class SimCapacityAccount {
     var named = AwsStubServer.listParam(call, "InstanceType");
     var filtered = filterValues(call, "instance-type");
     for (String type : named.isEmpty() && filtered != null ? filtered : named) {
-      var spec = InstanceCatalog.find(type).orElse(null);
+      var spec = InstanceCatalog.entry(type).filter(CatalogEntry::accelerated).orElse(null);
       if (spec == null || !m.offerings.containsKey(type)) {
         if (!named.isEmpty()) {
           return error(
@@ -234,27 +234,39 @@ public final class SimCapacityAccount {
     return close(sb, "DescribeInstanceTypesResponse");
   }
 
-  private static void accelerators(StringBuilder sb, InstanceSpec spec) {
-    if (spec.accelerators() == 0) {
+  /** The accelerator block of an InstanceTypeInfo, in the section EC2 reports it in. */
+  private static void accelerators(StringBuilder sb, CatalogEntry e) {
+    if (e.accelerators() == 0) {
       return;
     }
-    boolean neuron = spec.bucket() == QuotaBucket.TRN || spec.bucket() == QuotaBucket.INF;
-    if (neuron) {
-      sb.append("<neuronInfo><neuronDevices><item><count>")
-          .append(spec.accelerators())
-          .append("</count><name>")
-          .append(spec.acceleratorModel())
-          .append("</name><memoryInfo><sizeInMiB>")
-          .append(spec.acceleratorMemoryMib())
-          .append("</sizeInMiB></memoryInfo></item></neuronDevices></neuronInfo>");
-    } else {
-      sb.append("<gpuInfo><gpus><item><name>")
-          .append(spec.acceleratorModel())
-          .append("</name><manufacturer>NVIDIA</manufacturer><count>")
-          .append(spec.accelerators())
-          .append("</count><memoryInfo><sizeInMiB>")
-          .append(spec.acceleratorMemoryMib())
-          .append("</sizeInMiB></memoryInfo></item></gpus></gpuInfo>");
+    // NeuronDeviceInfo has no Manufacturer member; the other device shapes do
+    String device =
+        "<name>"
+            + e.acceleratorModel()
+            + "</name>"
+            + (e.kind().neuron()
+                ? ""
+                : "<manufacturer>" + e.kind().manufacturer() + "</manufacturer>")
+            + "<count>"
+            + e.accelerators()
+            + "</count><memoryInfo><sizeInMiB>"
+            + e.acceleratorMemoryMib()
+            + "</sizeInMiB></memoryInfo>";
+    switch (e.kind()) {
+      case AWS_TRAINIUM, AWS_INFERENTIA ->
+          sb.append("<neuronInfo><neuronDevices><item>")
+              .append(device)
+              .append("</item></neuronDevices></neuronInfo>");
+      case QUALCOMM_AI100 ->
+          sb.append("<inferenceAcceleratorInfo><accelerators><item>")
+              .append(device)
+              .append("</item></accelerators></inferenceAcceleratorInfo>");
+      case XILINX_MEDIA ->
+          sb.append("<mediaAcceleratorInfo><accelerators><item>")
+              .append(device)
+              .append("</item></accelerators></mediaAcceleratorInfo>");
+      default ->
+          sb.append("<gpuInfo><gpus><item>").append(device).append("</item></gpus></gpuInfo>");
     }
   }
 

@@ -1,0 +1,157 @@
+package io.gpufleet.preflight;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.networknt.schema.SchemaLocation;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SpecificationVersion;
+import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.json.Yaml;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The published schema ({@code schemas/preflight-plan.schema.json}) is what the parser checks the
+ * structure with: every example plan in the repository passes it, structural mistakes fail it with
+ * their path.
+ */
+class PlanSchemaTest {
+  static final Path ROOT = Path.of("../..");
+  static final Path PUBLISHED = ROOT.resolve("schemas/preflight-plan.schema.json");
+  static final Pattern YAML_BLOCK = Pattern.compile("```yaml\n(.*?)```", Pattern.DOTALL);
+
+  /** deploy/plans/, README's yaml blocks with entries, the plans inside events/ payloads. */
+  static Stream<String> examples() throws IOException {
+    var out = new ArrayList<String>();
+    try (var files = Files.list(ROOT.resolve("deploy/plans"))) {
+      files.filter(f -> f.toString().endsWith(".yaml")).forEach(f -> out.add(f.toString()));
+    }
+    var block = YAML_BLOCK.matcher(Files.readString(ROOT.resolve("README.md")));
+    for (int i = 0; block.find(); ) {
+      if (block.group(1).contains("entries:")) {
+        out.add("README.md#yaml-" + i++);
+      }
+    }
+    try (var files = Files.list(ROOT.resolve("events"))) {
+      for (Path f : files.filter(f -> f.toString().endsWith(".json")).toList()) {
+        if (Json.MAPPER.readTree(f.toFile()).path("plan").isObject()) {
+          out.add(f + "#plan");
+        }
+      }
+    }
+    assertThat(out).as("examples found").hasSizeGreaterThanOrEqualTo(3);
+    return out.stream();
+  }
+
+  static JsonNode document(String example) throws IOException {
+    if (example.endsWith("#plan")) {
+      return Json.MAPPER.readTree(Path.of(example.replace("#plan", "")).toFile()).path("plan");
+    }
+    if (!example.startsWith("README.md#yaml-")) {
+      return Yaml.MAPPER.readTree(Files.readString(Path.of(example)));
+    }
+    int wanted = Integer.parseInt(example.substring("README.md#yaml-".length()));
+    var block = YAML_BLOCK.matcher(Files.readString(ROOT.resolve("README.md")));
+    for (int i = 0; block.find(); ) {
+      if (block.group(1).contains("entries:") && i++ == wanted) {
+        return Yaml.MAPPER.readTree(block.group(1));
+      }
+    }
+    throw new IllegalArgumentException(example);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("examples")
+  void shouldAcceptEveryExamplePlanByThePublishedSchemaAndTheParser(String example)
+      throws IOException {
+    JsonNode plan = document(example);
+    JsonNode published = Json.MAPPER.readTree(PUBLISHED.toFile());
+    var schema =
+        SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12)
+            .getSchema(SchemaLocation.of(published.path("$id").asText()), published);
+
+    assertThat(schema.validate(plan)).isEmpty();
+    assertThat(PlanParser.parse(plan, example).entries()).isNotEmpty();
+  }
+
+  @Test
+  void shouldLoadThePublishedSchemaFromTheClasspathNotASecondCopy() throws IOException {
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(PlanSchema.RESOURCE)) {
+      assertThat(in).as(PlanSchema.RESOURCE + " on the classpath").isNotNull();
+      assertThat(in.readAllBytes()).isEqualTo(Files.readAllBytes(PUBLISHED));
+    }
+    try (var files = Files.walk(ROOT.resolve("functions"))) {
+      assertThat(
+              files
+                  .filter(f -> f.getFileName().toString().equals("preflight-plan.schema.json"))
+                  .filter(f -> !f.toString().contains("/target/"))
+                  .toList())
+          .as("a hand-kept copy of the schema in a module")
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void shouldBeAValidDraft202012Schema() throws IOException {
+    var meta =
+        SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12)
+            .getSchema(SchemaLocation.of("https://json-schema.org/draft/2020-12/schema"));
+    assertThat(meta.validate(Json.MAPPER.readTree(PUBLISHED.toFile()))).isEmpty();
+  }
+
+  /** Structural mistakes in an otherwise valid plan, and the message each must produce. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          no instance type        | {instanceType: p5.48xlarge, count: 1, capacityType: spot}                         | {count: 1, capacityType: spot}                                    | entries[0]: needs exactly one of instanceType, instanceTypes or anyOf
+          two instance type keys  | {instanceType: p5.48xlarge, count: 1, capacityType: spot}                         | {instanceType: p5.48xlarge, anyOf: [p5e.48xlarge], count: 1, capacityType: spot} | entries[0]: needs exactly one of instanceType, instanceTypes or anyOf
+          empty type list         | {instanceType: p5.48xlarge, count: 1, capacityType: spot}                         | {instanceTypes: [], count: 1, capacityType: spot}                 | entries[0].instanceTypes: must be an instance type or a non-empty list of them
+          count as text           | {instanceType: p5.48xlarge, count: 1, capacityType: spot}                         | {instanceType: p5.48xlarge, count: many, capacityType: spot}      | entries[0].count: must be a whole number, got 'many'
+          count above the limit   | {instanceType: p5.48xlarge, count: 1, capacityType: spot}                         | {instanceType: p5.48xlarge, count: 10001, capacityType: spot}     | entries[0].count: must be at most 10000, got 10001
+          missing capacity type   | {instanceType: p5.48xlarge, count: 1, capacityType: spot}                         | {instanceType: p5.48xlarge, count: 1}                             | entries[0].capacityType: is required
+          zones as text           | {instanceType: p5.48xlarge, count: 1, capacityType: spot}                         | {instanceType: p5.48xlarge, count: 1, capacityType: spot, zones: us-east-1a} | entries[0].zones: 'us-east-1a' must be a list of availability zones
+          entry as text           | {instanceType: p5.48xlarge, count: 1, capacityType: spot}                         | p5.48xlarge                                                       | entries[0]: 'p5.48xlarge' must be a mapping
+          regions as a word       | regions: [us-east-1]                                                              | regions: some                                                     | regions: 'some' must be a list of region codes (at least one) or 'all'
+          empty region list       | regions: [us-east-1]                                                              | regions: []                                                       | regions: must be a list of region codes (at least one) or 'all'
+          unknown top-level field | regions: [us-east-1]                                                              | region: [us-east-1]                                               | region: unknown field (known: entries, name, regions)
+          """)
+  void shouldRejectAStructuralMistakeWithItsPath(
+      String name, String replace, String with, String expected) {
+    String valid =
+        "regions: [us-east-1]\nentries:\n  - {instanceType: p5.48xlarge, count: 1, capacityType: spot}\n";
+    String text = valid.replace(replace.strip(), with.strip());
+    assertThat(text).as("the fixture must contain the replaced text").isNotEqualTo(valid);
+
+    assertThatThrownBy(() -> PlanParser.parse(text, "plan.yaml"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("plan plan.yaml is invalid")
+        .hasMessageContaining(expected.strip());
+  }
+
+  @Test
+  void shouldAcceptTheCapacityTypeSpellingsTheParserAlwaysAccepted() {
+    var plan =
+        PlanParser.parse(
+            "regions: ALL\nentries:\n"
+                + "  - {instanceType: p5.48xlarge, count: 1, capacityType: Spot}\n"
+                + "  - {instanceType: p5.48xlarge, count: 1, capacityType: ON_DEMAND}\n"
+                + "  - {anyOf: [p5.48xlarge], count: 1, capacityType: od}\n",
+            "plan.yaml");
+    assertThat(plan.allRegions()).isTrue();
+    assertThat(plan.entries()).hasSize(3);
+  }
+}
