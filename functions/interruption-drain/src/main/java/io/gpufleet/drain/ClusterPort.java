@@ -25,6 +25,12 @@ public interface ClusterPort {
     return Optional.empty();
   }
 
+  /**
+   * Lets {@link #findNodeByInstanceId} try the node EC2 names for the instance (one GET) before
+   * listing every node. Ports without such a shortcut ignore it.
+   */
+  default void useInstanceDirectory(InstanceDirectory directory) {}
+
   /** The label Karpenter puts on nodes launched into a Capacity Reservation or Capacity Block. */
   String CAPACITY_RESERVATION_LABEL = "karpenter.k8s.aws/capacity-reservation-id";
 

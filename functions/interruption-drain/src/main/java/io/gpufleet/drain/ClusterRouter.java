@@ -9,8 +9,9 @@ import java.util.concurrent.Executors;
 /**
  * Routes an instance to the one cluster of the stack whose node has it as providerID: first from
  * what each cluster already knows (its last node listing, no request), then the negative cache,
- * then one lookup in every cluster at once. An instance no cluster has is remembered in the
- * negative cache, so a foreign instance's next events do not list every cluster's nodes again.
+ * then the clusters the instance's EC2 tags name, then one lookup in every cluster at once. An
+ * instance no cluster has is remembered in the negative cache, so a foreign instance's next events
+ * do not list every cluster's nodes again.
  */
 final class ClusterRouter {
   /** One cluster of the stack: its name, its drain service and its Kubernetes port. */
@@ -66,7 +67,35 @@ final class ClusterRouter {
     return new Route(found, false);
   }
 
+  private volatile InstanceDirectory directory = InstanceDirectory.NONE;
+
+  /** EC2's answer picks the clusters the instance's tags name to ask first (then every cluster). */
+  void useInstanceDirectory(InstanceDirectory directory) {
+    this.directory = directory;
+    for (Member m : members) {
+      m.port().useInstanceDirectory(directory);
+    }
+  }
+
   private Optional<Member> lookupEverywhere(String instanceId) {
+    if (members.size() > 1) {
+      Optional<InstanceDirectory.Instance> instance;
+      try {
+        instance = directory.describe(instanceId);
+      } catch (RuntimeException failed) {
+        instance = Optional.empty();
+      }
+      for (String name : InstanceDirectory.tagged(instance, names())) {
+        Member m = members.stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
+        try {
+          if (m.port().findNodeByInstanceId(instanceId).isPresent()) {
+            return Optional.of(m);
+          }
+        } catch (RuntimeException unreachable) {
+          // asked again below with the others, where an unreachable cluster is reported
+        }
+      }
+    }
     if (members.size() == 1) {
       Member only = members.get(0);
       return only.port().findNodeByInstanceId(instanceId).map(n -> only);

@@ -253,6 +253,20 @@ public final class DrainService {
   private volatile CapacityReservationPort reservations;
 
   /** Finds a Capacity Block's instances through EC2 too (nodes without Karpenter's label). */
+  /**
+   * Finds an instance's node from what {@code directory} (EC2 DescribeInstances) says of it: the
+   * node named by its private DNS name, in the cluster its tags name, checked by providerID; the
+   * node listing stays the fallback.
+   */
+  public DrainService lookUpInstancesWith(InstanceDirectory directory) {
+    cluster.useInstanceDirectory(directory);
+    var r = router;
+    if (r != null) {
+      r.useInstanceDirectory(directory);
+    }
+    return this;
+  }
+
   public DrainService findReservationInstancesWith(CapacityReservationPort port) {
     this.reservations = port;
     return this;

@@ -79,6 +79,9 @@ public final class DrainWiring {
     if (env.bool("DRAIN_CAPACITY_BLOCK_EC2_LOOKUP", true)) {
       service.findReservationInstancesWith(reservationInstances(aws));
     }
+    if (env.bool("DRAIN_NODE_LOOKUP_EC2", true)) {
+      service.lookUpInstancesWith(InstanceDirectory.remembering(instanceDirectory(aws), 4096));
+    }
     AutoCloseable close =
         () -> {
           primaryKube.close();
@@ -171,6 +174,20 @@ public final class DrainWiring {
             ports, settings, metrics, publisher, notifier, clock, sleeper, hooks, continuations),
         clusters,
         clock);
+  }
+
+  /**
+   * EC2 DescribeInstances for one instance (node name, cluster tags), client built on first use.
+   */
+  static InstanceDirectory instanceDirectory(Supplier<AwsClients> aws) {
+    var adapter =
+        new java.util.concurrent.atomic.AtomicReference<
+            io.gpufleet.drain.aws.Ec2ReservationInstances>();
+    return id ->
+        adapter
+            .updateAndGet(
+                a -> a != null ? a : io.gpufleet.drain.aws.Ec2ReservationInstances.from(aws.get()))
+            .describe(id);
   }
 
   /** EC2 DescribeInstances for a Capacity Block's instances, client built on first use. */

@@ -33,7 +33,9 @@ final class LazyClusterPort implements ClusterPort {
     synchronized (this) {
       if (built == null) {
         try {
-          built = build.get();
+          ClusterPort fresh = build.get();
+          fresh.useInstanceDirectory(directory);
+          built = fresh;
         } catch (ClusterUnavailableException e) {
           throw e;
         } catch (RuntimeException e) {
@@ -48,6 +50,17 @@ final class LazyClusterPort implements ClusterPort {
   @Override
   public Optional<NodeInfo> findNodeByInstanceId(String instanceId) {
     return port().findNodeByInstanceId(instanceId);
+  }
+
+  private volatile InstanceDirectory directory = InstanceDirectory.NONE;
+
+  @Override
+  public void useInstanceDirectory(InstanceDirectory directory) {
+    this.directory = directory;
+    ClusterPort p = built;
+    if (p != null) {
+      p.useInstanceDirectory(directory);
+    }
   }
 
   @Override

@@ -119,6 +119,54 @@ class MultiClusterDrainTest {
   }
 
   @Test
+  void shouldAskOnlyTheClusterTheInstancesEc2TagsNameWhenItHasTheNode() {
+    green.givenNode(TestPods.node("g-1", "i-0a00000000000001"));
+    var stack = stack();
+    var asked = new ArrayList<String>();
+    stack.lookUpInstancesWith(
+        id -> {
+          asked.add(id);
+          return Optional.of(
+              new InstanceDirectory.Instance(
+                  "g-1", java.util.Set.of("green", "some-other-cluster")));
+        });
+
+    var outcomes = stack.handle(spot("e-1", "i-0a00000000000001"), hardStop());
+
+    assertThat(outcomes).extracting(DrainOutcome::cluster).containsExactly("green");
+    assertThat(lookups(green, "i-0a00000000000001")).isPositive();
+    assertThat(lookups(blue, "i-0a00000000000001")).isZero();
+    assertThat(asked).contains("i-0a00000000000001");
+  }
+
+  @Test
+  void shouldStillAskEveryClusterWhenTheTaggedClusterDoesNotHaveTheNode() {
+    blue.givenNode(TestPods.node("b-1", "i-0a00000000000002"));
+    var stack = stack();
+    stack.lookUpInstancesWith(
+        id -> Optional.of(new InstanceDirectory.Instance("b-1", java.util.Set.of("green"))));
+
+    var outcomes = stack.handle(spot("e-1", "i-0a00000000000002"), hardStop());
+
+    assertThat(outcomes).extracting(DrainOutcome::cluster).containsExactly("blue");
+    assertThat(lookups(blue, "i-0a00000000000002")).isPositive();
+  }
+
+  @Test
+  void shouldFallBackToAskingEveryClusterWhenEc2Fails() {
+    green.givenNode(TestPods.node("g-1", "i-0a00000000000003"));
+    var stack = stack();
+    stack.lookUpInstancesWith(
+        id -> {
+          throw new IllegalStateException("RequestLimitExceeded");
+        });
+
+    var outcomes = stack.handle(spot("e-1", "i-0a00000000000003"), hardStop());
+
+    assertThat(outcomes).extracting(DrainOutcome::cluster).containsExactly("green");
+  }
+
+  @Test
   void shouldReportAnInstanceOfNoListedClusterAsNotInClusterNotNodeGone() {
     var outcomes = stack().handle(stateChange("e-1", "i-0f00000000000001", "stopping"), hardStop());
 

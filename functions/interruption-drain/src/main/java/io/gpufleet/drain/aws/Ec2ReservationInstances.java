@@ -2,6 +2,7 @@ package io.gpufleet.drain.aws;
 
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.drain.CapacityReservationPort;
+import io.gpufleet.drain.InstanceDirectory;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,14 +33,15 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 
 /**
- * EC2 DescribeInstances filtered by {@code capacity-reservation-id}, as one SigV4-signed EC2 Query
- * request per page, parsed with the JDK's StAX reader. The drain makes this single EC2 call; the
- * EC2 SDK (about 24 MB) would triple the deployment jar for it, so the request is built here from
- * the SDK's own signer and HTTP client, and its wire shape is checked against botocore's EC2 model
- * in the tests. Read-only; IAM: {@code ec2:DescribeInstances} (no resource-level scoping exists for
- * it).
+ * EC2 DescribeInstances filtered by {@code capacity-reservation-id}, or for one instance id (its
+ * private DNS name and cluster tags, to find its node without listing every node), as one
+ * SigV4-signed EC2 Query request per page, parsed with the JDK's StAX reader. The drain makes this
+ * single EC2 call; the EC2 SDK (about 24 MB) would triple the deployment jar for it, so the request
+ * is built here from the SDK's own signer and HTTP client, and its wire shape is checked against
+ * botocore's EC2 model in the tests. Read-only; IAM: {@code ec2:DescribeInstances} (no
+ * resource-level scoping exists for it).
  */
-public final class Ec2ReservationInstances implements CapacityReservationPort {
+public final class Ec2ReservationInstances implements CapacityReservationPort, InstanceDirectory {
   static final String VERSION = "2016-11-15";
   static final List<String> LIVE_STATES =
       List.of("pending", "running", "stopping", "shutting-down");
@@ -141,8 +143,83 @@ public final class Ec2ReservationInstances implements CapacityReservationPort {
     return out.toString();
   }
 
+  @Override
+  public Optional<Instance> describe(String instanceId) {
+    if (instanceId == null || !instanceId.matches("i-[0-9a-f]{8,17}")) {
+      return Optional.empty();
+    }
+    return parseInstance(post(instanceBody(instanceId), instanceId), instanceId);
+  }
+
+  /** The form body asking for one instance (exposed for the wire-shape test). */
+  static String instanceBody(String instanceId) {
+    return "Action=DescribeInstances&Version="
+        + VERSION
+        + "&InstanceId.1="
+        + URLEncoder.encode(instanceId, StandardCharsets.UTF_8);
+  }
+
+  /** The instance's privateDnsName and tags (key → value) from a DescribeInstances answer. */
+  static Optional<Instance> parseInstance(byte[] xml, String instanceId) {
+    String base = "DescribeInstancesResponse/reservationSet/item/instancesSet/item";
+    Deque<String> path = new ArrayDeque<>();
+    String id = null;
+    String dns = null;
+    var tags = new LinkedHashMap<String, String>();
+    String key = null;
+    String value = null;
+    try {
+      XMLStreamReader r = factory().createXMLStreamReader(new ByteArrayInputStream(xml));
+      while (r.hasNext()) {
+        switch (r.next()) {
+          case XMLStreamReader.START_ELEMENT -> {
+            path.addLast(r.getLocalName());
+            String where = String.join("/", path);
+            String text = null;
+            if (where.equals(base + "/instanceId")
+                || where.equals(base + "/privateDnsName")
+                || where.equals(base + "/tagSet/item/key")
+                || where.equals(base + "/tagSet/item/value")) {
+              text = r.getElementText().trim();
+              path.removeLast();
+            }
+            if (where.equals(base + "/instanceId")) {
+              id = text;
+            } else if (where.equals(base + "/privateDnsName")) {
+              dns = text;
+            } else if (where.equals(base + "/tagSet/item/key")) {
+              key = text;
+            } else if (where.equals(base + "/tagSet/item/value")) {
+              value = text;
+            }
+          }
+          case XMLStreamReader.END_ELEMENT -> {
+            if (String.join("/", path).equals(base + "/tagSet/item") && key != null) {
+              tags.put(key, value == null ? "" : value);
+              key = null;
+              value = null;
+            }
+            path.removeLast();
+          }
+          default -> {}
+        }
+      }
+    } catch (XMLStreamException e) {
+      throw new ReservationLookupException("EC2 DescribeInstances answer is not XML: " + e, e);
+    }
+    if (id == null || !id.equals(instanceId)) {
+      return Optional.empty();
+    }
+    return Optional.of(new Instance(dns == null ? "" : dns, Instance.clustersOf(tags)));
+  }
+
   private Page describe(String capacityReservationId, String nextToken) {
-    byte[] body = body(capacityReservationId, nextToken).getBytes(StandardCharsets.UTF_8);
+    return parse(post(body(capacityReservationId, nextToken), capacityReservationId));
+  }
+
+  private byte[] post(String form, String subject) {
+    String capacityReservationId = subject;
+    byte[] body = form.getBytes(StandardCharsets.UTF_8);
     SdkHttpRequest request =
         SdkHttpRequest.builder()
             .method(SdkHttpMethod.POST)
@@ -188,7 +265,7 @@ public final class Ec2ReservationInstances implements CapacityReservationPort {
               + errorOf(answer),
           null);
     }
-    return parse(answer);
+    return answer;
   }
 
   /** Instance ids (reservationSet/item/instancesSet/item/instanceId) and the page's nextToken. */

@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.LabelSelectors;
 import io.gpufleet.drain.ClusterPort;
+import io.gpufleet.drain.InstanceDirectory;
 import io.gpufleet.drain.model.EvictionResult;
 import io.gpufleet.drain.model.NodeChange;
 import io.gpufleet.drain.model.NodeInfo;
@@ -182,6 +183,10 @@ public final class FabricClusterGateway implements ClusterPort {
     if (known != null) {
       return Optional.of(known);
     }
+    Optional<NodeInfo> named = byInstanceName(instanceId);
+    if (named.isPresent()) {
+      return named;
+    }
     long seen = listings.get();
     synchronized (listingLock) {
       if (listings.get() == seen) {
@@ -190,6 +195,48 @@ public final class FabricClusterGateway implements ClusterPort {
       }
       return Optional.ofNullable(lastListed.get(instanceId));
     }
+  }
+
+  private volatile InstanceDirectory directory = InstanceDirectory.NONE;
+
+  @Override
+  public void useInstanceDirectory(InstanceDirectory directory) {
+    this.directory = directory;
+  }
+
+  /**
+   * One GET of the node EC2 names for the instance (its private DNS name), kept only when its
+   * providerID carries the instance; empty on any miss or failure (the caller lists the nodes).
+   */
+  private Optional<NodeInfo> byInstanceName(String instanceId) {
+    Optional<InstanceDirectory.Instance> instance;
+    try {
+      instance = directory.describe(instanceId);
+    } catch (RuntimeException failed) {
+      return Optional.empty();
+    }
+    String name = instance.map(InstanceDirectory.Instance::privateDnsName).orElse("");
+    if (name.isBlank()) {
+      return Optional.empty();
+    }
+    Optional<NodeInfo> node;
+    try {
+      node = getNode(name);
+    } catch (RuntimeException failed) {
+      return Optional.empty();
+    }
+    if (node.isPresent() && carries(node.get().providerId(), instanceId)) {
+      lastListed.put(instanceId, node.get());
+      return node;
+    }
+    return Optional.empty();
+  }
+
+  /** aws:///&lt;az&gt;/&lt;instanceId&gt; (or aws:///&lt;instanceId&gt;) names this instance. */
+  static boolean carries(String providerId, String instanceId) {
+    return providerId != null
+        && providerId.startsWith("aws://")
+        && providerId.endsWith("/" + instanceId);
   }
 
   @Override

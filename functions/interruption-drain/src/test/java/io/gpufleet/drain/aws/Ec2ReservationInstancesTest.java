@@ -79,6 +79,18 @@ class Ec2ReservationInstancesTest {
 
   /** EC2's answer: reservationSet/item/instancesSet/item, paged by nextToken. */
   AwsStubServer.Reply describe(AwsStubServer.Call call) {
+    var one = call.param("InstanceId.1");
+    if (one.isPresent()) {
+      return one.get().equals("i-0b00000000000009")
+          ? AwsStubServer.Reply.xml(oneInstance(one.get()))
+          : new AwsStubServer.Reply(
+              400,
+              "text/xml;charset=UTF-8",
+              "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Errors><Error><Code>"
+                  + "InvalidInstanceID.NotFound</Code><Message>The instance ID '"
+                  + one.get()
+                  + "' does not exist</Message></Error></Errors><RequestID>r</RequestID></Response>");
+    }
     String cr = call.param("Filter.1.Value.1").orElseThrow();
     var ids = byReservation.getOrDefault(cr, List.of());
     int from = Integer.parseInt(call.param("NextToken").orElse("0"));
@@ -107,6 +119,46 @@ class Ec2ReservationInstancesTest {
     }
     xml.append("</DescribeInstancesResponse>");
     return AwsStubServer.Reply.xml(xml.toString());
+  }
+
+  /** One instance as EC2 documents it: privateDnsName, and tags as tagSet/item key/value. */
+  static String oneInstance(String id) {
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<DescribeInstancesResponse"
+        + " xmlns=\"http://ec2.amazonaws.com/doc/2016-11-15/\"><requestId>r</requestId>"
+        + "<reservationSet><item><reservationId>r-1</reservationId><instancesSet><item>"
+        + "<instanceId>"
+        + id
+        + "</instanceId><privateDnsName>ip-10-0-1-23.us-west-2.compute.internal</privateDnsName>"
+        + "<networkInterfaceSet><item><privateDnsName>not-this.internal</privateDnsName>"
+        + "</item></networkInterfaceSet><tagSet>"
+        + "<item><key>Name</key><value>gpu</value></item>"
+        + "<item><key>kubernetes.io/cluster/research</key><value>owned</value></item>"
+        + "<item><key>eks:eks-cluster-name</key><value>research</value></item>"
+        + "<item><key>karpenter.sh/nodepool</key><value>gpu</value></item>"
+        + "</tagSet></item></instancesSet></item></reservationSet></DescribeInstancesResponse>";
+  }
+
+  @Test
+  void shouldDescribeOneInstanceAsItsNodeNameAndTheClustersItsTagsName() {
+    var instance = ec2.describe("i-0b00000000000009");
+
+    assertThat(instance)
+        .contains(
+            new io.gpufleet.drain.InstanceDirectory.Instance(
+                "ip-10-0-1-23.us-west-2.compute.internal", java.util.Set.of("research")));
+    assertThat(stub.calls("DescribeInstances")).hasSize(1);
+    assertThat(stub.calls("DescribeInstances").get(0).params())
+        .containsEntry("InstanceId.1", "i-0b00000000000009")
+        .doesNotContainKey("Filter.1.Name");
+  }
+
+  @Test
+  void shouldSurfaceAnUnknownInstanceAsALookupFailureAndAskNothingForANonInstanceId() {
+    assertThatThrownBy(() -> ec2.describe("i-0b00000000000001"))
+        .isInstanceOf(ReservationLookupException.class)
+        .hasMessageContaining("InvalidInstanceID.NotFound");
+    assertThat(ec2.describe("not-an-instance")).isEmpty();
+    assertThat(stub.calls("DescribeInstances")).hasSize(1);
   }
 
   @Test
