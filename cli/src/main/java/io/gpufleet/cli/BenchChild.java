@@ -109,8 +109,15 @@ public final class BenchChild {
    * ({@link BurstEnvironments}); then the baseline, one event after another.
    */
   static Map<String, Object> burst(JsonNode input, PrintStream err) throws Exception {
+    var clusters = new java.util.LinkedHashMap<String, String>();
+    input
+        .get("clusters")
+        .fields()
+        .forEachRemaining(e -> clusters.put(e.getKey(), e.getValue().asText()));
     return BurstEnvironments.run(
-        input.get("url").asText(),
+        new BurstEnvironments.Target(
+            clusters,
+            input.hasNonNull("ec2") ? java.net.URI.create(input.get("ec2").asText()) : null),
         input.get("events").asInt(),
         input.get("environments").asInt(),
         err);

@@ -237,12 +237,14 @@ final class BenchCommand implements Callable<Integer> {
   static final int DRAIN_RESERVED_CONCURRENCY = 50;
 
   /**
-   * The Lambda execution environments a burst of {@code events} runs on: one per event, up to the
-   * drain's reserved concurrency (Lambda throttles beyond it and retries the event later; the bench
-   * hands it to the next free environment at once, which is the optimistic side of that).
+   * The Lambda execution environments a burst of {@code events} runs on by default: one per event,
+   * as a deployment sized by the README's rule (reserved concurrency at least 2 x the largest wave
+   * + 10) gets them. {@code --environments} models an undersized deployment (Lambda throttles
+   * beyond the reserved concurrency; the bench hands a waiting event to the next free environment
+   * at once, the optimistic side of that).
    */
   static int burstEnvironments(int events) {
-    return Math.min(events, DRAIN_RESERVED_CONCURRENCY);
+    return events;
   }
 
   /**
@@ -260,8 +262,41 @@ final class BenchCommand implements Callable<Integer> {
   Map<String, Object> burst(
       int events, int environments, int podsPerNode, int latencyMs, Confinement share)
       throws Exception {
+    return burst(events, environments, podsPerNode, latencyMs, 1, EC2_LATENCY_MS, share);
+  }
+
+  /** What the simulated EC2 takes per DescribeInstances (a modelled figure, in the JSON). */
+  static final int EC2_LATENCY_MS = 100;
+
+  /**
+   * The burst against {@code clusters} simulated clusters routed by one stack, the burst's nodes in
+   * the last ("bench"); each other cluster holds as many idle nodes of its own, so listing it costs
+   * what listing the burst's cluster costs. A simulated EC2 answers DescribeInstances for all.
+   */
+  Map<String, Object> burst(
+      int events,
+      int environments,
+      int podsPerNode,
+      int latencyMs,
+      int clusters,
+      int ec2LatencyMs,
+      Confinement share)
+      throws Exception {
     var time = SimTime.realTime();
-    try (var cluster = SimCluster.start(time)) {
+    var others = new java.util.ArrayList<SimCluster>();
+    try (var cluster = SimCluster.start(time);
+        var ec2 = io.gpufleet.sim.aws.AwsStubServer.start();
+        AutoCloseable closeOthers = () -> others.forEach(SimCluster::close)) {
+      var sims = new LinkedHashMap<String, SimCluster>();
+      for (int c = 1; c < clusters; c++) {
+        var other = SimCluster.start(time);
+        others.add(other);
+        for (int i = 0; i < events; i++) {
+          seedNode(other, "other-" + c + "-" + i, instanceId(300_000 + c * 10_000 + i), 0);
+        }
+        sims.put("bench-" + c, other);
+      }
+      sims.put("bench", cluster);
       err.printf("bench drain-burst: seeding %d nodes x %d pods...%n", events, podsPerNode);
       for (int i = 0; i < events; i++) {
         seedNode(cluster, "burst-" + i, instanceId(i), podsPerNode);
@@ -271,12 +306,28 @@ final class BenchCommand implements Callable<Integer> {
       }
       seedNode(cluster, "warm-node", WARM_INSTANCE, 3);
       warmServer(cluster, time, podsPerNode);
-      cluster.setLatency(Duration.ofMillis(latencyMs));
+      io.gpufleet.sim.aws.SimEc2.serve(ec2, sims);
+      ec2.latency("DescribeInstances", Duration.ofMillis(ec2LatencyMs));
+      var urls = new LinkedHashMap<String, String>();
+      sims.forEach(
+          (name, sim) -> {
+            sim.setLatency(Duration.ofMillis(latencyMs));
+            urls.put(name, sim.url());
+          });
       share.announce(err, "drain-burst");
       var f =
           share.runChild(
               "burst",
-              Map.of("url", cluster.url(), "events", events, "environments", environments));
+              Map.of(
+                  "clusters",
+                  urls,
+                  "ec2",
+                  ec2.endpoint().toString(),
+                  "events",
+                  events,
+                  "environments",
+                  environments));
+      long ec2Calls = ec2.calls("DescribeInstances").size();
       long podsLeft = 0;
       for (int i = 0; i < events; i++) {
         podsLeft +=
@@ -290,13 +341,20 @@ final class BenchCommand implements Callable<Integer> {
       r.put("events", events);
       r.put("podsPerNode", podsPerNode);
       r.put("latencyMs", latencyMs);
+      r.put("clusters", clusters);
+      r.put("ec2LatencyMs", ec2LatencyMs);
+      r.put("ec2DescribeInstancesCalls", ec2Calls);
       r.put(
           "environmentsRule",
           environments == burstEnvironments(events)
-              ? "one per event, at most DrainReservedConcurrency ("
+              ? "one per event: DrainReservedConcurrency sized by the README rule (>= 2 x "
+                  + events
+                  + " + 10 = "
+                  + (2 * events + 10)
+                  + "; the template default "
                   + DRAIN_RESERVED_CONCURRENCY
-                  + ")"
-              : "--environments " + environments);
+                  + " is for waves up to 20 nodes)"
+              : "--environments " + environments + " (an undersized deployment)");
       r.putAll(f);
       r.put("podsLeft", podsLeft);
       long allCordonedMs = ((Number) f.get("allCordonedMs")).longValue();

@@ -140,11 +140,30 @@ final class Benchmarks {
         names = "--environments",
         paramLabel = "E",
         description =
-            "Lambda environments the burst runs on, 1 to --events (default: one per event, up to"
-                + " the drain's reserved concurrency, "
+            "Lambda environments the burst runs on, 1 to --events (default: one per event, as a"
+                + " DrainReservedConcurrency sized by the README's rule gives; fewer models an"
+                + " undersized deployment, e.g. the template default "
                 + BenchCommand.DRAIN_RESERVED_CONCURRENCY
                 + ").")
     Integer environments;
+
+    @Option(
+        names = "--clusters",
+        paramLabel = "N",
+        defaultValue = "1",
+        description =
+            "Simulated clusters the drain routes among, 1 to 10, the burst's nodes in the last"
+                + " (default: ${DEFAULT-VALUE}).")
+    int clusters;
+
+    @Option(
+        names = "--ec2-latency-ms",
+        paramLabel = "MS",
+        defaultValue = "" + BenchCommand.EC2_LATENCY_MS,
+        description =
+            "Latency the simulated EC2 adds per DescribeInstances, 0 to 5000 (default:"
+                + " ${DEFAULT-VALUE}).")
+    int ec2LatencyMs;
 
     @Option(
         names = "--pods",
@@ -172,6 +191,8 @@ final class Benchmarks {
       Cli.within(spec, "--events", events, 1, 2000);
       Cli.within(spec, "--pods", pods, 0, 500);
       Cli.within(spec, "--latency-ms", latencyMs, 0, 1000);
+      Cli.within(spec, "--clusters", clusters, 1, 10);
+      Cli.within(spec, "--ec2-latency-ms", ec2LatencyMs, 0, 5000);
       int environmentCount =
           environments == null
               ? BenchCommand.burstEnvironments(events)
@@ -180,7 +201,14 @@ final class Benchmarks {
         return report(
             out,
             new BenchCommand(out, err)
-                .burst(events, environmentCount, pods, latencyMs, confinement));
+                .burst(
+                    events,
+                    environmentCount,
+                    pods,
+                    latencyMs,
+                    clusters,
+                    ec2LatencyMs,
+                    confinement));
       }
     }
   }

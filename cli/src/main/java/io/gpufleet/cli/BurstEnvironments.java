@@ -2,13 +2,21 @@ package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.outcome.EventPublisher;
 import io.gpufleet.core.outcome.MetricsSink;
+import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.drain.ClusterList;
 import io.gpufleet.drain.DrainHandler;
 import io.gpufleet.drain.DrainService;
+import io.gpufleet.drain.DrainSettings;
+import io.gpufleet.drain.DrainWiring;
+import io.gpufleet.drain.InstanceDirectory;
+import io.gpufleet.drain.aws.Ec2ReservationInstances;
 import io.gpufleet.drain.model.DrainKind;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.sim.SimTime;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,6 +29,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
 
 /**
  * {@code bench drain-burst} as Lambda runs it: a burst of N events lands on E execution
@@ -32,20 +44,74 @@ import java.util.concurrent.Future;
 final class BurstEnvironments {
   private BurstEnvironments() {}
 
-  /** One execution environment: what the function's init builds, owned by this environment. */
-  record Environment(KubernetesClient client, DrainService service, DrainHandler handler)
+  /**
+   * What the burst runs against: the simulated clusters (name → API server URL, in the stack's
+   * order; the burst's nodes are in the last) and the simulated EC2 endpoint (null: no EC2 lookup).
+   */
+  record Target(Map<String, String> clusters, URI ec2) {
+    Target {
+      clusters = Collections.unmodifiableMap(new LinkedHashMap<>(clusters));
+    }
+
+    static Target single(String url) {
+      return new Target(Map.of("bench", url), null);
+    }
+  }
+
+  /**
+   * One execution environment: what the function's init builds, owned by this environment. {@code
+   * client} is the burst cluster's.
+   */
+  record Environment(
+      KubernetesClient client,
+      List<KubernetesClient> all,
+      DrainService service,
+      DrainHandler handler)
       implements AutoCloseable {
-    static Environment init(String url, SimTime time) {
-      KubernetesClient client =
-          KubeClients.forUrl(url, Optional.empty(), () -> "sim-token"); // its own HTTP client
-      DrainService service = BenchCommand.service(client, time); // its own gateway and caches
+    static Environment init(Target target, SimTime time) {
+      var kubes = new LinkedHashMap<String, KubernetesClient>();
+      // its own HTTP clients
+      target
+          .clusters()
+          .forEach(
+              (name, url) ->
+                  kubes.put(name, KubeClients.forUrl(url, Optional.empty(), () -> "sim-token")));
+      var names = List.copyOf(kubes.keySet());
+      KubernetesClient burstClient = kubes.get(names.get(names.size() - 1));
+      DrainService service = // its own gateways and caches
+          names.size() == 1
+              ? BenchCommand.service(burstClient, time)
+              : DrainWiring.routed(
+                  kubes,
+                  ClusterList.of(names.toArray(String[]::new)),
+                  DrainSettings.defaults(names.get(0)),
+                  MetricsSink.NONE,
+                  EventPublisher.NONE,
+                  Notifier.NONE,
+                  time.clock(),
+                  time.sleeper());
+      if (target.ec2() != null) {
+        // the Lambda's EC2 client: SigV4-signed DescribeInstances to the simulated EC2
+        service.lookUpInstancesWith(
+            InstanceDirectory.remembering(
+                new Ec2ReservationInstances(
+                    target.ec2(),
+                    Region.US_EAST_1,
+                    StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create("AKIDSIMULATED", "simulated")),
+                    UrlConnectionHttpClient.create()),
+                4096));
+      }
       return new Environment(
-          client, service, new DrainHandler(service, MetricsSink.NONE, time.clock()));
+          burstClient,
+          List.copyOf(kubes.values()),
+          service,
+          new DrainHandler(service, MetricsSink.NONE, time.clock()));
     }
 
     @Override
     public void close() {
-      client.close();
+      all.forEach(KubernetesClient::close);
     }
   }
 
@@ -75,8 +141,12 @@ final class BurstEnvironments {
   record Invocation(int event, List<DrainOutcome> outcomes, long handledNanos, String error) {}
 
   /** One environment's run: its init, then its invocations in order. */
-  record EnvironmentRun(
-      int index, KubernetesClient client, long initNanos, List<Invocation> invocations) {}
+  record EnvironmentRun(int index, Environment env, long initNanos, List<Invocation> invocations) {
+    /** The burst cluster's client of this environment (null when there is no environment). */
+    KubernetesClient client() {
+      return env == null ? null : env.client();
+    }
+  }
 
   /**
    * The burst against the server at {@code url}: node {@code burst-i} (instance {@link
@@ -85,6 +155,11 @@ final class BurstEnvironments {
    * {@link BenchCommand#WARM_INSTANCE} first and is closed (classes loaded, as in a snapshot).
    */
   static Map<String, Object> run(String url, int events, int environments, PrintStream err)
+      throws Exception {
+    return run(Target.single(url), events, environments, err);
+  }
+
+  static Map<String, Object> run(Target url, int events, int environments, PrintStream err)
       throws Exception {
     var time = SimTime.realTime();
     try (var warm = Environment.init(url, time)) {
@@ -114,7 +189,7 @@ final class BurstEnvironments {
     }
     var r = figures(runs, start);
     for (var run : runs) {
-      run.client().close();
+      run.env().close();
     }
 
     err.println("bench drain-burst: baseline (one environment, one event after another, cordon)");
@@ -136,7 +211,7 @@ final class BurstEnvironments {
   }
 
   private static EnvironmentRun runEnvironment(
-      int index, List<Integer> events, String url, SimTime time, Instant start) throws Exception {
+      int index, List<Integer> events, Target url, SimTime time, Instant start) throws Exception {
     long i0 = System.nanoTime();
     var env = Environment.init(url, time);
     long initNanos = System.nanoTime() - i0;
@@ -155,7 +230,7 @@ final class BurstEnvironments {
             new Invocation(e, List.of(), System.nanoTime() - h0, String.valueOf(failed)));
       }
     }
-    return new EnvironmentRun(index, env.client(), initNanos, invocations);
+    return new EnvironmentRun(index, env, initNanos, invocations);
   }
 
   /** The burst's figures: per-environment init apart from per-event handling. */

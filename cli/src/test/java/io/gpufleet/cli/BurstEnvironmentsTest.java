@@ -21,10 +21,10 @@ import org.junit.jupiter.api.Test;
  */
 class BurstEnvironmentsTest {
   @Test
-  void shouldGiveEveryEventItsOwnEnvironmentUpToTheReservedConcurrency() {
+  void shouldGiveEveryEventItsOwnEnvironmentAsADeploymentSizedByTheReadmeRule() {
     assertThat(BenchCommand.burstEnvironments(1)).isEqualTo(1);
     assertThat(BenchCommand.burstEnvironments(50)).isEqualTo(50);
-    assertThat(BenchCommand.burstEnvironments(200)).isEqualTo(50);
+    assertThat(BenchCommand.burstEnvironments(200)).isEqualTo(200);
   }
 
   @Test
