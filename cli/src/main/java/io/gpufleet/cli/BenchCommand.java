@@ -306,6 +306,7 @@ final class BenchCommand implements Callable<Integer> {
       }
       seedNode(cluster, "warm-node", WARM_INSTANCE, 3);
       warmServer(cluster, time, podsPerNode);
+      cluster.clearRequests();
       io.gpufleet.sim.aws.SimEc2.serve(ec2, sims);
       ec2.latency("DescribeInstances", Duration.ofMillis(ec2LatencyMs));
       var urls = new LinkedHashMap<String, String>();
@@ -328,6 +329,23 @@ final class BenchCommand implements Callable<Integer> {
                   "environments",
                   environments));
       long ec2Calls = ec2.calls("DescribeInstances").size();
+      // requests to the burst's cluster by kind (burst and baseline): a node listing per lookup
+      // would show here
+      var requestsByKind = new java.util.TreeMap<String, Long>();
+      for (var q : cluster.requests()) {
+        String path = q.path().replaceAll("\\?.*", "");
+        String kind =
+            path.equals("/api/v1/nodes")
+                ? "listNodes"
+                : path.startsWith("/api/v1/nodes/")
+                    ? q.method().toLowerCase(java.util.Locale.ROOT) + "Node"
+                    : path.endsWith("/eviction")
+                        ? "evict"
+                        : path.endsWith("/pods") || path.equals("/api/v1/pods")
+                            ? "listPods"
+                            : "other";
+        requestsByKind.merge(kind, 1L, Long::sum);
+      }
       long podsLeft = 0;
       for (int i = 0; i < events; i++) {
         podsLeft +=
@@ -344,6 +362,7 @@ final class BenchCommand implements Callable<Integer> {
       r.put("clusters", clusters);
       r.put("ec2LatencyMs", ec2LatencyMs);
       r.put("ec2DescribeInstancesCalls", ec2Calls);
+      r.put("burstClusterRequests", requestsByKind);
       r.put(
           "environmentsRule",
           environments == burstEnvironments(events)

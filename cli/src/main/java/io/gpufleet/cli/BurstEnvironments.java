@@ -92,15 +92,23 @@ final class BurstEnvironments {
                   time.sleeper());
       if (target.ec2() != null) {
         // the Lambda's EC2 client: SigV4-signed DescribeInstances to the simulated EC2
-        service.lookUpInstancesWith(
-            InstanceDirectory.remembering(
-                new Ec2ReservationInstances(
-                    target.ec2(),
-                    Region.US_EAST_1,
-                    StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create("AKIDSIMULATED", "simulated")),
-                    UrlConnectionHttpClient.create()),
-                4096));
+        InstanceDirectory ec2 =
+            new Ec2ReservationInstances(
+                target.ec2(),
+                Region.US_EAST_1,
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create("AKIDSIMULATED", "simulated")),
+                UrlConnectionHttpClient.create());
+        InstanceDirectory timed =
+            id -> {
+              long t0 = System.nanoTime();
+              try {
+                return ec2.describe(id);
+              } finally {
+                EC2_LOOKUP_NANOS.add(System.nanoTime() - t0);
+              }
+            };
+        service.lookUpInstancesWith(InstanceDirectory.remembering(timed, 4096));
       }
       return new Environment(
           burstClient,
@@ -114,6 +122,10 @@ final class BurstEnvironments {
       all.forEach(KubernetesClient::close);
     }
   }
+
+  /** How long each DescribeInstances of the burst took (the lookup phase, per phase figures). */
+  static final java.util.Queue<Long> EC2_LOOKUP_NANOS =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
 
   /**
    * The events each environment handles, in order. Lambda gives a waiting event to whichever
@@ -168,6 +180,7 @@ final class BurstEnvironments {
           FixtureEvents.spotJson("warm", BenchCommand.WARM_INSTANCE, time.now())
               .getBytes(StandardCharsets.UTF_8));
     }
+    EC2_LOOKUP_NANOS.clear();
     var plan = assign(events, environments);
     err.printf(
         "bench drain-burst: %d events at once on %d environments (own handler, client, caches)...%n",
@@ -188,6 +201,7 @@ final class BurstEnvironments {
       }
     }
     var r = figures(runs, start);
+    r.put("ec2LookupMs", spread(EC2_LOOKUP_NANOS.stream().map(n -> n / 1_000_000).toList()));
     for (var run : runs) {
       run.env().close();
     }
