@@ -75,22 +75,10 @@ public final class Settings {
   }
 
   static Duration parseDuration(String name, String text) {
-    var m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)?").matcher(text);
-    if (!m.matches()) {
-      throw new ConfigException(
-          name + "='" + text + "' is not a duration (examples: 15, 15s, 2m, 500ms)");
-    }
-    String unit = m.group(2) == null ? "s" : m.group(2);
     try {
-      long n = Long.parseLong(m.group(1));
-      return switch (unit) {
-        case "ms" -> Duration.ofMillis(n);
-        case "m" -> Duration.ofMinutes(n);
-        case "h" -> Duration.ofHours(n);
-        default -> Duration.ofSeconds(n);
-      };
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new ConfigException(name + "='" + text + "' is too large to be a duration");
+      return io.gpufleet.core.time.Durations.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(name + "=" + e.getMessage());
     }
   }
 }
