@@ -15,6 +15,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -153,5 +154,27 @@ class PlanSchemaTest {
             "plan.yaml");
     assertThat(plan.allRegions()).isTrue();
     assertThat(plan.entries()).hasSize(3);
+  }
+
+  /**
+   * The lean dialect is the validator's draft 2020-12 minus its format checkers, which it skips.
+   */
+  @Test
+  void shouldValidateWithDraft202012LessTheUnusedFormatCheckers() throws IOException {
+    var standard = com.networknt.schema.dialect.Dialects.getDraft202012();
+    var lean = PlanSchema.dialect();
+    assertThat(lean.getId()).isEqualTo(standard.getId());
+    assertThat(lean.getIdKeyword()).isEqualTo(standard.getIdKeyword());
+    assertThat(lean.getSpecificationVersion()).isEqualTo(standard.getSpecificationVersion());
+    assertThat(lean.getVocabularies()).isEqualTo(standard.getVocabularies());
+    var expected = new java.util.TreeSet<>(standard.getKeywords().keySet());
+    expected.addAll(List.of("errorMessage", "patternErrorMessage"));
+    assertThat(new java.util.TreeSet<>(lean.getKeywords().keySet())).isEqualTo(expected);
+    // the schema must not rely on what the lean dialect leaves out
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(PlanSchema.RESOURCE)) {
+      assertThat(Json.MAPPER.readTree(in).findValues("format"))
+          .as("PlanSchema.dialect() has no format checkers: add them before using format")
+          .isEmpty();
+    }
   }
 }

@@ -249,4 +249,26 @@ class PolicySchemaTest {
     assertThat(List.of(PolicyParser.parse(MINIMAL.replace("mon-fri", "Monday-FRI"), "p").windows()))
         .hasSize(1);
   }
+
+  /**
+   * The lean dialect is the validator's draft 2020-12 minus its format checkers, which it skips.
+   */
+  @Test
+  void shouldValidateWithDraft202012LessTheUnusedFormatCheckers() throws IOException {
+    var standard = com.networknt.schema.dialect.Dialects.getDraft202012();
+    var lean = PolicySchema.dialect();
+    assertThat(lean.getId()).isEqualTo(standard.getId());
+    assertThat(lean.getIdKeyword()).isEqualTo(standard.getIdKeyword());
+    assertThat(lean.getSpecificationVersion()).isEqualTo(standard.getSpecificationVersion());
+    assertThat(lean.getVocabularies()).isEqualTo(standard.getVocabularies());
+    var expected = new java.util.TreeSet<>(standard.getKeywords().keySet());
+    expected.addAll(List.of("errorMessage", "patternErrorMessage"));
+    assertThat(new java.util.TreeSet<>(lean.getKeywords().keySet())).isEqualTo(expected);
+    // the schema must not rely on what the lean dialect leaves out
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(PolicySchema.RESOURCE)) {
+      assertThat(Json.MAPPER.readTree(in).findValues("format"))
+          .as("PolicySchema.dialect() has no format checkers: add them before using format")
+          .isEmpty();
+    }
+  }
 }
