@@ -276,7 +276,9 @@ final class EnvironmentReference {
                   + " (or feed it from a template parameter with a Description)");
           description = "";
         }
-        vars.add(merge(name, r.getValue(), templateValue(raw.get(name)), description));
+        Variable v = merge(name, r.getValue(), templateValue(raw.get(name)), description);
+        parameter.ifPresent(p -> problems.addAll(disagreements(f.getKey(), v, p)));
+        vars.add(v);
       }
       var elsewhere = new TreeMap<String, String>();
       for (String name : raw.keySet()) {
@@ -310,6 +312,46 @@ final class EnvironmentReference {
       }
     }
     return new Result(render(functions), problems);
+  }
+
+  /**
+   * What a template parameter accepts that the code feeding on it refuses: a stack that deploys
+   * would fail at init. Numbers: MinValue..MaxValue inside the code's range; AllowedValues: each
+   * one the code accepts.
+   */
+  private List<String> disagreements(String function, Variable v, String parameter) {
+    var out = new ArrayList<String>();
+    Map<String, Object> p = map(parameters().get(parameter));
+    String where = function + ": parameter " + parameter + " (" + v.name() + ") ";
+    if (v.type().equals("integer") && v.accepts() != null) {
+      String[] range = v.accepts().split("\\.\\.");
+      long min = Long.parseLong(range[0]);
+      long max = Long.parseLong(range[1]);
+      Object lo = p.get("MinValue");
+      Object hi = p.get("MaxValue");
+      if (lo == null || hi == null) {
+        out.add(where + "has no MinValue/MaxValue; the code accepts " + v.accepts());
+      } else if (Long.parseLong(String.valueOf(lo)) < min
+          || Long.parseLong(String.valueOf(hi)) > max) {
+        out.add(where + "allows " + lo + ".." + hi + "; the code accepts " + v.accepts());
+      }
+    }
+    if (p.get("AllowedValues") instanceof List<?> allowed) {
+      List<String> accepted =
+          switch (v.type()) {
+            case "enum" -> List.of(v.accepts().split(" \\| "));
+            case "boolean" -> List.of("true", "false");
+            default -> null;
+          };
+      if (accepted != null) {
+        for (Object a : allowed) {
+          if (!accepted.contains(String.valueOf(a))) {
+            out.add(where + "allows '" + a + "'; the code accepts " + accepted);
+          }
+        }
+      }
+    }
+    return out;
   }
 
   /** The reads of one function's init, in first-read order. */

@@ -75,4 +75,20 @@ class EnvironmentReferenceTest {
                 + " EnvironmentReference.DESCRIPTIONS (or feed it from a template parameter with a"
                 + " Description)");
   }
+
+  @Test
+  void shouldFailWhenAParameterAllowsWhatTheCodeRefuses(@TempDir Path dir) throws Exception {
+    String template = Files.readString(root.resolve("template.yaml"));
+    String max = "    MaxValue: 1000\n";
+    int at = template.indexOf("  DrainEvictionConcurrency:");
+    assertThat(template.indexOf(max, at)).isPositive();
+    Files.writeString(
+        dir.resolve("template.yaml"),
+        template.substring(0, at)
+            + template.substring(at).replaceFirst(max, "    MaxValue: 5000\n"));
+    assertThat(new EnvironmentReference(dir).generate().problems())
+        .contains(
+            "interruption-drain: parameter DrainEvictionConcurrency (DRAIN_EVICTION_CONCURRENCY)"
+                + " allows 1..5000; the code accepts 1..1000");
+  }
 }
