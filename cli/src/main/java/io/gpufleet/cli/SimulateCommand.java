@@ -101,7 +101,10 @@ final class SimulateCommand implements Callable<Integer> {
       DemoFleet.populateNodePools(cluster);
       if (!json) {
         err.printf(
-            "GPU Fleet Ops simulate: account 123456789012 (us-east-1), cluster %s with %d GPU nodes and %d pods;"
+            "GPU Fleet Ops simulate: account 123456789012 (us-east-1), cluster %s with %d GPU nodes and %d pods"
+                + " (the drain also serves cluster "
+                + DrainSim.SECOND_CLUSTER
+                + ", 2 nodes);"
                 + " simulated time runs x%.0f; replaying %d event files from %s, each on a fresh"
                 + " copy of the cluster%n",
             DemoFleet.CLUSTER,
@@ -211,9 +214,18 @@ final class SimulateCommand implements Callable<Integer> {
               .endpointOverride(awsStub.endpoint())
               .build();
       asg = new io.gpufleet.sim.aws.SimAutoScaling(awsStub, time.clock());
+      // one stack, two clusters: the demo fleet and a research cluster whose managed node group
+      // node runs in the demo Capacity Block without Karpenter's label
+      second = SimCluster.start(time);
+      secondClient = second.newClient();
+      populateSecondCluster(second);
+      var kubes = new java.util.LinkedHashMap<String, KubernetesClient>();
+      kubes.put(DemoFleet.CLUSTER, client);
+      kubes.put(SECOND_CLUSTER, secondClient);
       var service =
-          DrainWiring.service(
-              client,
+          DrainWiring.routed(
+              kubes,
+              io.gpufleet.drain.ClusterList.of(DemoFleet.CLUSTER, SECOND_CLUSTER),
               DrainSettings.defaults(DemoFleet.CLUSTER),
               metrics,
               publisher,
@@ -222,9 +234,62 @@ final class SimulateCommand implements Callable<Integer> {
               time.sleeper(),
               new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(autoScaling),
               (body, delay) -> continuations.add(body));
+      // what EC2 DescribeInstances answers for the demo Capacity Block: one instance per cluster
+      service.findReservationInstancesWith(
+          id ->
+              id.equals(DemoFleet.CAPACITY_BLOCK)
+                  ? List.of(DemoFleet.NODES.get(1).instanceId(), SECOND_INSTANCE)
+                  : List.of());
       handler = new DrainHandler(service, metrics, time.clock());
       // load the client and model classes before the clock matters (simulated time runs fast)
       service.dryRun(DemoFleet.NODES.get(0).instanceId());
+    }
+
+    static final String SECOND_CLUSTER = "sim-research-cluster";
+    static final String SECOND_INSTANCE = "i-0c1d2e3f4a5b6c7d8";
+    static final String SECOND_SPOT_INSTANCE = "i-0d2e3f4a5b6c7d8e9";
+    final SimCluster second;
+    final KubernetesClient secondClient;
+
+    /**
+     * The research cluster: a managed node group p5 node in the Capacity Block (no Karpenter label)
+     * and a Spot g6e node, each with training pods.
+     */
+    static void populateSecondCluster(SimCluster c) {
+      c.create(
+          SimCluster.gpuNode(
+              "ip-10-2-5-17.ec2.internal",
+              SECOND_INSTANCE,
+              "us-east-1c",
+              "p5.48xlarge",
+              "on-demand",
+              null,
+              "ng-research-cb",
+              8));
+      c.create(
+          SimCluster.gpuNode(
+              "ip-10-2-9-40.ec2.internal",
+              SECOND_SPOT_INSTANCE,
+              "us-east-1b",
+              "g6e.12xlarge",
+              "spot",
+              null,
+              "ng-research-spot",
+              4));
+      for (String node : List.of("ip-10-2-5-17.ec2.internal", "ip-10-2-9-40.ec2.internal")) {
+        for (int i = 0; i < 3; i++) {
+          c.create(
+              SimCluster.runningPod(
+                  "research",
+                  "train-" + node.substring(3, 11).replace('.', '-') + "-" + i,
+                  node,
+                  "ReplicaSet",
+                  "train",
+                  java.util.Map.of("app", "train"),
+                  30,
+                  1));
+        }
+      }
     }
 
     static DrainSim start(
@@ -237,6 +302,8 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public void close() {
+      secondClient.close();
+      second.close();
       autoScaling.close();
       awsStub.close();
       client.close();
@@ -281,6 +348,7 @@ final class SimulateCommand implements Callable<Integer> {
             "EVENT FILE",
             "KIND",
             "INSTANCE",
+            "CLUSTER",
             "NODE",
             "STATUS",
             "EVICTED",
@@ -291,7 +359,7 @@ final class SimulateCommand implements Callable<Integer> {
             "DEADLINE");
     for (Replay r : replays) {
       if (r.outcomes().isEmpty()) {
-        table.add(r.file(), "-", "-", "-", "SKIPPED", "-", "-", "-", "-", "-", r.note());
+        table.add(r.file(), "-", "-", "-", "-", "SKIPPED", "-", "-", "-", "-", "-", r.note());
       }
       for (DrainOutcome o : r.outcomes()) {
         var t = o.timings();
@@ -299,6 +367,7 @@ final class SimulateCommand implements Callable<Integer> {
             r.file(),
             o.kind(),
             o.instanceId(),
+            o.cluster(),
             o.node(),
             o.status(),
             o.podsEvicted() == null ? 0 : o.podsEvicted().size(),

@@ -229,6 +229,23 @@ class MainTest {
               k ->
                   k.equals("capacity-block-expiring/DRAINED")
                       || k.equals("capacity-block-expiring/PARTIAL"));
+      // the drain serves two clusters: the second cluster's Spot warning drained there, its
+      // unlabelled Capacity Block node too, and the foreign instance is in neither
+      var byCluster = new TreeSet<String>();
+      json.forEach(
+          o ->
+              byCluster.add(
+                  o.path("kind").asText()
+                      + "@"
+                      + o.path("cluster").asText()
+                      + "/"
+                      + o.path("status").asText()));
+      assertThat(byCluster)
+          .contains(
+              "spot-interruption@sim-research-cluster/DRAINED",
+              "capacity-block-expiring@sim-research-cluster/DRAINED",
+              "capacity-block-expiring@sim-gpu-cluster/DRAINED",
+              "spot-interruption@sim-gpu-cluster,sim-research-cluster/NOT_IN_CLUSTER");
     }
 
     @Test

@@ -16,6 +16,15 @@ public interface ClusterPort {
   /** The node whose spec.providerID is aws:///&lt;az&gt;/&lt;instanceId&gt;, if any. */
   Optional<NodeInfo> findNodeByInstanceId(String instanceId);
 
+  /**
+   * The node of {@code instanceId} if this port already knows it without a request (e.g. from its
+   * last listing); empty means "not known here", not "absent". Used to route an event among several
+   * clusters before any cluster is asked.
+   */
+  default Optional<NodeInfo> knownNode(String instanceId) {
+    return Optional.empty();
+  }
+
   /** The label Karpenter puts on nodes launched into a Capacity Reservation or Capacity Block. */
   String CAPACITY_RESERVATION_LABEL = "karpenter.k8s.aws/capacity-reservation-id";
 

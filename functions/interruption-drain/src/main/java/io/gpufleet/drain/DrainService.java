@@ -82,6 +82,30 @@ public final class DrainService {
     return settings;
   }
 
+  /** Null: this service serves one cluster. Else the stack's clusters, this one among them. */
+  private volatile ClusterRouter router;
+
+  /**
+   * Makes this service the entry of a stack serving several clusters: each instance's event goes to
+   * the member whose cluster has the instance's node; {@code router}'s members are router-less
+   * services (this one may be among them).
+   */
+  DrainService routeAcross(ClusterRouter clusters) {
+    for (var m : clusters.members()) {
+      if (m.service() != this && m.service().router != null) {
+        throw new IllegalArgumentException("a member of a routed stack must not route itself");
+      }
+    }
+    this.router = clusters;
+    return this;
+  }
+
+  /** The names of the clusters this service drains (one unless routed). */
+  public List<String> clusterNames() {
+    var r = router;
+    return r == null ? List.of(settings.clusterName()) : r.names();
+  }
+
   /** Handles a decoded payload; {@code hardStop} is when the function must have answered. */
   public List<DrainOutcome> handle(DecodeResult decoded, Instant hardStop) {
     Instant received = clock.instant();
@@ -128,28 +152,24 @@ public final class DrainService {
       return List.of(outcome);
     }
     if (ie instanceof FleetEvent.LifecycleAction action) {
-      DrainOutcome outcome =
-          lifecycle == null
-              ? simple(
-                  action,
-                  action.instanceId(),
-                  null,
-                  Status.NO_ACTION,
-                  "no Auto Scaling client configured: lifecycle hooks are not handled here",
-                  received)
-              : lifecycle.handle(action, received, hardStop);
-      outcome = outcome.withRegion(action.meta().region());
-      reporter.report(outcome);
-      return List.of(outcome);
+      var r = router;
+      if (r != null) {
+        // a lifecycle action always looks again: a launching instance's node appears any moment
+        var route = r.route(action.instanceId(), false);
+        if (route.member().isPresent() && route.member().get().service() != this) {
+          return route.member().get().service().handleLifecycle(action, received, hardStop);
+        }
+      }
+      return handleLifecycle(action, received, hardStop);
     }
     List<String> ids = ie.instanceIds();
     if (ids.size() == 1) {
-      return List.of(handleInstance(ie, ids.get(0), received, hardStop));
+      return List.of(dispatch(ie, ids.get(0), received, hardStop));
     }
     try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
       var futures = new ArrayList<Future<DrainOutcome>>();
       for (String id : ids) {
-        futures.add(pool.submit(() -> handleInstance(ie, id, received, hardStop)));
+        futures.add(pool.submit(() -> dispatch(ie, id, received, hardStop)));
       }
       var out = new ArrayList<DrainOutcome>();
       for (var f : futures) {
@@ -167,18 +187,117 @@ public final class DrainService {
     }
   }
 
+  private List<DrainOutcome> handleLifecycle(
+      FleetEvent.LifecycleAction action, Instant received, Instant hardStop) {
+    {
+      DrainOutcome outcome =
+          lifecycle == null
+              ? simple(
+                  action,
+                  action.instanceId(),
+                  null,
+                  Status.NO_ACTION,
+                  "no Auto Scaling client configured: lifecycle hooks are not handled here",
+                  received)
+              : lifecycle.handle(action, received, hardStop);
+      outcome = outcome.withRegion(action.meta().region());
+      reporter.report(outcome);
+      return List.of(outcome);
+    }
+  }
+
   /**
-   * A Capacity Block names a reservation, not instances: its nodes are the ones Karpenter labelled
-   * with that reservation id; each is then drained like any other instance of the event.
+   * One instance of the event: here when this service serves one cluster, else on the member whose
+   * cluster has the instance's node, or NOT_IN_CLUSTER when none has. Events that need no node
+   * (unactionable state, no configured action) are answered here without any lookup.
+   */
+  private DrainOutcome dispatch(
+      FleetEvent.InstanceEvent event, String instanceId, Instant received, Instant hardStop) {
+    var r = router;
+    if (r == null
+        || (event instanceof FleetEvent.InstanceStateChange change && !change.actionable())
+        || settings.actions().getOrDefault(DrainKind.of(event), java.util.Set.of()).isEmpty()) {
+      return handleInstance(event, instanceId, received, hardStop);
+    }
+    DrainKind kind = DrainKind.of(event);
+    // only events without a deadline trust a recent "in no cluster": a warning always looks again
+    boolean trustNegative = kind == DrainKind.STATE_CHANGE || kind == DrainKind.REBALANCE;
+    var route = r.route(instanceId, trustNegative);
+    if (route.member().isPresent()) {
+      return route.member().get().service().handleInstance(event, instanceId, received, hardStop);
+    }
+    var outcome =
+        DrainOutcome.simple(
+                event.meta().id(),
+                kind.label(),
+                instanceId,
+                String.join(",", r.names()),
+                null,
+                Status.NOT_IN_CLUSTER,
+                "no node of clusters "
+                    + r.names()
+                    + " has providerID .../"
+                    + instanceId
+                    + (route.fromNegativeCache()
+                        ? " (found in none less than "
+                            + r.negativeCache().ttl().toSeconds()
+                            + "s ago; not looked up again)"
+                        : " (another cluster's instance, or its node is already gone)"),
+                received)
+            .withRegion(event.meta().region());
+    reporter.report(outcome);
+    return outcome;
+  }
+
+  /** Where the instances of a Capacity Block are found besides Karpenter's label (null: none). */
+  private volatile CapacityReservationPort reservations;
+
+  /** Finds a Capacity Block's instances through EC2 too (nodes without Karpenter's label). */
+  public DrainService findReservationInstancesWith(CapacityReservationPort port) {
+    this.reservations = port;
+    return this;
+  }
+
+  /**
+   * A Capacity Block names a reservation, not instances. Its instances are the nodes Karpenter
+   * labelled with the reservation id (in every cluster of the stack) and, when EC2 is asked, the
+   * instances EC2 runs in the reservation: managed node group and self-managed nodes carry no such
+   * label, only their instance id in spec.providerID. Each is then drained like any other instance
+   * of the event (an EC2 instance no cluster has a node for comes out NOT_IN_CLUSTER).
    */
   private List<DrainOutcome> handleCapacityBlock(
       FleetEvent.CapacityBlockExpiring block, Instant received, Instant hardStop) {
-    var ids = new ArrayList<String>();
-    for (NodeInfo node : cluster.nodesInCapacityReservation(block.capacityReservationId())) {
-      String pid = node.providerId();
-      if (pid != null && pid.lastIndexOf('/') >= 0) {
-        ids.add(pid.substring(pid.lastIndexOf('/') + 1));
+    var ids = new java.util.LinkedHashSet<String>();
+    var r = router;
+    var ports =
+        r == null
+            ? List.of(cluster)
+            : r.members().stream().map(ClusterRouter.Member::port).toList();
+    // one unreachable cluster must not keep the others' block nodes from draining: its label
+    // lookup is skipped here, and its instances (named by EC2) fail their own routing, so the
+    // event is retried (the drained ones then come out DUPLICATE)
+    RuntimeException unreachable = null;
+    for (ClusterPort port : ports) {
+      try {
+        for (NodeInfo node : port.nodesInCapacityReservation(block.capacityReservationId())) {
+          String pid = node.providerId();
+          if (pid != null && pid.lastIndexOf('/') >= 0) {
+            ids.add(pid.substring(pid.lastIndexOf('/') + 1));
+          }
+        }
+      } catch (ClusterPort.ClusterUnavailableException e) {
+        if (ports.size() == 1) {
+          throw e;
+        }
+        unreachable = e;
       }
+    }
+    var ec2 = reservations;
+    if (ec2 != null) {
+      ids.addAll(ec2.runningInstances(block.capacityReservationId()));
+    }
+    if (ids.isEmpty() && unreachable != null) {
+      throw unreachable;
     }
     if (ids.isEmpty()) {
       var outcome =
@@ -186,22 +305,27 @@ public final class DrainService {
                   block.meta().id(),
                   DrainKind.CAPACITY_BLOCK_EXPIRING.label(),
                   null,
-                  settings.clusterName(),
+                  String.join(",", clusterNames()),
                   null,
                   Status.NOT_IN_CLUSTER,
-                  "no node of cluster "
-                      + settings.clusterName()
+                  "no node of cluster"
+                      + (clusterNames().size() > 1
+                          ? "s " + clusterNames()
+                          : " " + settings.clusterName())
                       + " runs in capacity block "
                       + block.capacityReservationId()
                       + " (label "
                       + ClusterPort.CAPACITY_RESERVATION_LABEL
+                      + (ec2 == null
+                          ? "; EC2 not asked for the block's instances"
+                          : "; EC2 runs no instance in it")
                       + ")",
                   received)
               .withRegion(block.meta().region());
       reporter.report(outcome);
       return List.of(outcome);
     }
-    return handle(block.withInstances(ids), hardStop);
+    return handle(block.withInstances(List.copyOf(ids)), hardStop);
   }
 
   private DrainOutcome handleInstance(

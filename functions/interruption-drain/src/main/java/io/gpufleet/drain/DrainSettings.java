@@ -213,6 +213,20 @@ public record DrainSettings(
         newOptions);
   }
 
+  /** The same settings for another cluster of the stack. */
+  public DrainSettings withClusterName(String name) {
+    return new DrainSettings(
+        name,
+        actions,
+        deadlineMargin,
+        skipDaemonSets,
+        forceDeleteAtDeadline,
+        taintKey,
+        excludeFromLoadBalancers,
+        evictionConcurrency,
+        options);
+  }
+
   public static Map<DrainKind, Set<Action>> defaultActions() {
     var map = new EnumMap<DrainKind, Set<Action>>(DrainKind.class);
     map.put(DrainKind.SPOT_INTERRUPTION, EnumSet.of(Action.TAINT, Action.CORDON, Action.DRAIN));

@@ -33,27 +33,154 @@ public final class DrainWiring {
   public static Wired fromEnvironment() {
     Settings env = Settings.fromEnvironment();
     DrainSettings settings = DrainSettings.from(env);
+    ClusterList clusters = ClusterList.from(env);
     Clock clock = Clock.systemUTC();
     Supplier<AwsClients> aws = AwsClients.lazyFromEnvironment();
-    KubernetesClient kube = KubeClients.fromEnvironment(env, settings.clusterName(), aws, clock);
+    if (clusters.many() && env.optional("KUBE_API_URL").isPresent()) {
+      throw new io.gpufleet.core.config.ConfigException(
+          "KUBE_API_URL names one API server but CLUSTER_NAMES lists "
+              + clusters.names().size()
+              + " clusters: unset KUBE_API_URL (each cluster is found with EKS DescribeCluster)");
+    }
     var sinks = OutcomeSinks.fromEnvironment(env, aws, EVENT_SOURCE);
     MetricsSink metrics = new PowertoolsMetricsSink();
-    var cluster = new FabricClusterGateway(kube);
-    var reporter =
-        new DrainReporter(
-            cluster, metrics, sinks.publisher(), sinks.notifier(), settings.options());
-    return new Wired(
-        new DrainService(
+    LifecyclePort hooks = lifecycleHooks(aws);
+    ContinuationPort continuations = continuations(env, aws);
+    // the first cluster at init (SnapStart primes its client); any other on first use, so one
+    // unreachable or mistyped cluster fails its own events, not the function's init
+    KubernetesClient primaryKube = KubeClients.fromEnvironment(env, clusters.primary(), aws, clock);
+    var primary = new FabricClusterGateway(primaryKube);
+    var ports = new java.util.LinkedHashMap<String, ClusterPort>();
+    ports.put(clusters.primary(), primary);
+    var extraKubes = new java.util.concurrent.CopyOnWriteArrayList<KubernetesClient>();
+    for (String name : clusters.names().subList(1, clusters.names().size())) {
+      ports.put(
+          name,
+          new LazyClusterPort(
+              name,
+              () -> {
+                var kube = KubeClients.fromEnvironment(env, name, aws, clock);
+                extraKubes.add(kube);
+                return new FabricClusterGateway(kube);
+              }));
+    }
+    var members =
+        members(
+            ports,
             settings,
-            cluster,
-            reporter,
+            metrics,
+            sinks.publisher(),
+            sinks.notifier(),
             clock,
             Sleeper.SYSTEM,
-            lifecycleHooks(aws),
-            continuations(env, aws)),
+            hooks,
+            continuations);
+    DrainService service = entry(members, clusters, clock);
+    if (env.bool("DRAIN_CAPACITY_BLOCK_EC2_LOOKUP", true)) {
+      service.findReservationInstancesWith(reservationInstances(aws));
+    }
+    AutoCloseable close =
+        () -> {
+          primaryKube.close();
+          for (var k : extraKubes) {
+            k.close();
+          }
+        };
+    return new Wired(service, metrics, primary::prime, close);
+  }
+
+  /** One router-less drain service per cluster, in the list's order. */
+  static java.util.List<ClusterRouter.Member> members(
+      java.util.Map<String, ClusterPort> ports,
+      DrainSettings settings,
+      MetricsSink metrics,
+      EventPublisher publisher,
+      Notifier notifier,
+      Clock clock,
+      Sleeper sleeper,
+      LifecyclePort hooks,
+      ContinuationPort continuations) {
+    var members = new java.util.ArrayList<ClusterRouter.Member>();
+    for (var e : ports.entrySet()) {
+      var cluster = e.getValue();
+      var own = settings.withClusterName(e.getKey());
+      var reporter = new DrainReporter(cluster, metrics, publisher, notifier, own.options());
+      members.add(
+          new ClusterRouter.Member(
+              e.getKey(),
+              new DrainService(own, cluster, reporter, clock, sleeper, hooks, continuations),
+              cluster));
+    }
+    return members;
+  }
+
+  /** The first member's service, routing among all members when there are several. */
+  static DrainService entry(
+      java.util.List<ClusterRouter.Member> members, ClusterList clusters, Clock clock) {
+    DrainService first = members.get(0).service();
+    if (members.size() == 1) {
+      return first;
+    }
+    return first.routeAcross(
+        new ClusterRouter(
+            members, new NegativeCache(clusters.negativeTtl(), clusters.negativeMax(), clock)));
+  }
+
+  /**
+   * A drain service for several clusters (name → client, in order): the wiring simulate, the CLI
+   * and the tests share with the Lambda's.
+   */
+  public static DrainService routed(
+      java.util.Map<String, KubernetesClient> kubes,
+      ClusterList clusters,
+      DrainSettings settings,
+      MetricsSink metrics,
+      EventPublisher publisher,
+      Notifier notifier,
+      Clock clock,
+      Sleeper sleeper) {
+    return routed(
+        kubes,
+        clusters,
+        settings,
         metrics,
-        cluster::prime,
-        kube);
+        publisher,
+        notifier,
+        clock,
+        sleeper,
+        null,
+        ContinuationPort.NONE);
+  }
+
+  /** As above, with Auto Scaling lifecycle hooks handled through {@code hooks}. */
+  public static DrainService routed(
+      java.util.Map<String, KubernetesClient> kubes,
+      ClusterList clusters,
+      DrainSettings settings,
+      MetricsSink metrics,
+      EventPublisher publisher,
+      Notifier notifier,
+      Clock clock,
+      Sleeper sleeper,
+      LifecyclePort hooks,
+      ContinuationPort continuations) {
+    var ports = new java.util.LinkedHashMap<String, ClusterPort>();
+    kubes.forEach((name, kube) -> ports.put(name, new FabricClusterGateway(kube)));
+    return entry(
+        members(
+            ports, settings, metrics, publisher, notifier, clock, sleeper, hooks, continuations),
+        clusters,
+        clock);
+  }
+
+  /** EC2 DescribeInstances for a Capacity Block's instances, client built on first use. */
+  static CapacityReservationPort reservationInstances(Supplier<AwsClients> aws) {
+    var adapter = new java.util.concurrent.atomic.AtomicReference<CapacityReservationPort>();
+    return id ->
+        adapter
+            .updateAndGet(
+                a -> a != null ? a : io.gpufleet.drain.aws.Ec2ReservationInstances.from(aws.get()))
+            .runningInstances(id);
   }
 
   /**

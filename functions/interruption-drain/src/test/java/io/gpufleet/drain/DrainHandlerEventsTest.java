@@ -274,6 +274,9 @@ class DrainHandlerEventsTest {
       case "spot-interruption-warning.json" -> spotOnTrainingNode(outcomes);
       case "spot-interruption-warning-inference.json" -> spotOnInferenceNode(outcomes);
       case "spot-interruption-warning-other-cluster.json" -> instanceOfAnotherCluster(outcomes);
+      // the second cluster of simulate's two-cluster stack; this handler serves the first only
+      case "spot-interruption-warning-second-cluster.json" ->
+          instanceOfAnotherCluster(outcomes, "i-0d2e3f4a5b6c7d8e9");
       case "rebalance-recommendation.json" -> rebalance(outcomes);
       case "instance-state-change-stopping.json" -> stateChangeStopping(outcomes);
       case "health-scheduled-change.json" -> healthScheduledChange(outcomes);
@@ -365,9 +368,13 @@ class DrainHandlerEventsTest {
   }
 
   void instanceOfAnotherCluster(List<DrainOutcome> outcomes) {
+    instanceOfAnotherCluster(outcomes, "i-0ffee00ddba11c0de");
+  }
+
+  void instanceOfAnotherCluster(List<DrainOutcome> outcomes, String instanceId) {
     var o = single(outcomes);
     assertThat(o.status()).isEqualTo(Status.NOT_IN_CLUSTER);
-    assertThat(o.instanceId()).isEqualTo("i-0ffee00ddba11c0de");
+    assertThat(o.instanceId()).isEqualTo(instanceId);
     assertThat(o.node()).isNull();
     assertThat(requests("PATCH", "")).isEmpty();
     assertThat(requests("POST", "/eviction")).isEmpty();

@@ -193,6 +193,11 @@ public final class FabricClusterGateway implements ClusterPort {
   }
 
   @Override
+  public Optional<NodeInfo> knownNode(String instanceId) {
+    return Optional.ofNullable(lastListed.get(instanceId));
+  }
+
+  @Override
   public List<NodeInfo> nodesInCapacityReservation(String reservationId) {
     GenericKubernetesResourceList list =
         read(

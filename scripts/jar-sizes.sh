@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Deployment jar sizes (issue 11: each Lambda jar <= 25 MiB). Prints one line per function and
+# exits 1 when a jar exceeds its limit: 25 MiB, except where LIMIT_MIB_<MODULE> (dashes as
+# underscores) raises it for a function known to be over (a ratchet that fails when the jar grows;
+# README "Deployment jar sizes" lists them and why). Run after `mvn package` (scripts/test.sh
+# does).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+LIMIT_MIB=25
+status=0
+for module in interruption-drain disruption-schedule cost-report capacity-preflight; do
+  jar=$(ls "$ROOT"/functions/"$module"/target/"$module"-*-lambda.jar 2>/dev/null | head -n 1 || true)
+  if [ -z "$jar" ]; then
+    echo "jar-sizes: no deployment jar for $module (run mvn package first)" >&2
+    status=1
+    continue
+  fi
+  bytes=$(stat -c %s "$jar")
+  var="LIMIT_MIB_$(echo "$module" | tr 'a-z-' 'A-Z_')"
+  limit="${!var:-$LIMIT_MIB}"
+  mib=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
+  if [ "$bytes" -gt $((limit * 1048576)) ]; then
+    echo "jar-sizes: $module $mib MiB > $limit MiB: FAILED" >&2
+    status=1
+  else
+    echo "jar-sizes: $module $mib MiB <= $limit MiB"
+  fi
+done
+exit "$status"
