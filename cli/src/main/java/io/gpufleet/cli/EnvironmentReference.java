@@ -128,6 +128,13 @@ final class EnvironmentReference {
                   "COST_PRICING_CONCURRENCY",
                   "Price lookups in flight (the Pricing API token bucket still limits the"
                       + " rate)."),
+              Map.entry(
+                  "DRAIN_CAPACITY_BLOCK_EC2_LOOKUP",
+                  "Find a Capacity Block's instances with EC2 DescribeInstances too (nodes"
+                      + " without Karpenter's label); false = labels only."),
+              Map.entry(
+                  "ROUTING_NEGATIVE_MAX",
+                  "Most instances remembered as in no listed cluster (see ROUTING_NEGATIVE_TTL)."),
               Map.entry("SCHEDULE_WRITE_CONCURRENCY", "Server-side applies in flight at once."),
               Map.entry(
                   "SCHEDULE_KUBE_EVENTS", "Write a Kubernetes Event on every changed object."),
@@ -561,6 +568,10 @@ final class EnvironmentReference {
           && collectParameters(l.get(1), found)
           && collectParameters(l.get(2), found);
     }
+    // a list parameter written as one string: !Join [",", !Ref P]
+    if (value instanceof Map<?, ?> m && m.size() == 1 && m.get("Fn::Join") instanceof List<?> l) {
+      return l.size() == 2 && l.get(1) instanceof Map<?, ?> && collectParameters(l.get(1), found);
+    }
     return false;
   }
 
@@ -590,6 +601,9 @@ final class EnvironmentReference {
           return no + " unless " + cond;
         }
         return yes + " if " + cond + ", else " + no;
+      }
+      if (fn.equals("Fn::Join") && e.getValue() instanceof List<?> l && l.size() == 2) {
+        return templateValue(l.get(1)) + " joined with '" + l.get(0) + "'";
       }
       if (fn.equals("Fn::GetAtt")) {
         return "resource " + e.getValue();
@@ -625,6 +639,19 @@ final class EnvironmentReference {
           {
             List<?> l = (List<?>) e.getValue();
             return resolve(l.get(1)).or(() -> resolve(l.get(2)));
+          }
+        case "Fn::Join":
+          {
+            // a list parameter's default is already the joined text (CommaDelimitedList)
+            List<?> l = (List<?>) e.getValue();
+            if (l.get(1) instanceof List<?> parts) {
+              var out = new ArrayList<String>();
+              for (Object part : parts) {
+                resolve(part).ifPresent(out::add);
+              }
+              return Optional.of(String.join(String.valueOf(l.get(0)), out));
+            }
+            return resolve(l.get(1)).map(t -> t.replace(",", String.valueOf(l.get(0))));
           }
         default:
           return Optional.of(placeholder(String.valueOf(e.getValue())));
