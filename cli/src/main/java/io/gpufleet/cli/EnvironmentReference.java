@@ -2,6 +2,7 @@ package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.json.CfnYaml;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.cost.CostWiring;
 import io.gpufleet.drain.DrainWiring;
@@ -20,14 +21,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.AbstractConstruct;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
-import org.yaml.snakeyaml.nodes.MappingNode;
-import org.yaml.snakeyaml.nodes.Node;
-import org.yaml.snakeyaml.nodes.ScalarNode;
-import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
  * docs/environment.md, generated from the code. For each function, its Lambda init wiring ({@code
@@ -206,8 +199,7 @@ final class EnvironmentReference {
   EnvironmentReference(Path root) {
     this.root = root;
     try {
-      var yaml = new Yaml(new CfnConstructor());
-      this.template = yaml.load(Files.readString(root.resolve("template.yaml")));
+      this.template = CfnYaml.load(Files.readString(root.resolve("template.yaml")));
     } catch (IOException e) {
       throw new IllegalStateException("cannot read " + root.resolve("template.yaml"), e);
     }
@@ -675,30 +667,5 @@ final class EnvironmentReference {
       m.put(kv[i], kv[i + 1]);
     }
     return m;
-  }
-
-  /** Short-form intrinsic tags ({@code !Ref X}, {@code !If [..]}) as their long-form maps. */
-  private static final class CfnConstructor extends SafeConstructor {
-    CfnConstructor() {
-      super(new LoaderOptions());
-      this.yamlMultiConstructors.put("!", new Intrinsic());
-    }
-
-    private final class Intrinsic extends AbstractConstruct {
-      @Override
-      public Object construct(Node node) {
-        String tag = node.getTag().getValue().substring(1);
-        String key = tag.equals("Ref") || tag.equals("Condition") ? tag : "Fn::" + tag;
-        Object value;
-        if (node instanceof ScalarNode s) {
-          value = constructScalar(s);
-        } else if (node instanceof SequenceNode s) {
-          value = constructSequence(s);
-        } else {
-          value = constructMapping((MappingNode) node);
-        }
-        return Map.of(key, value);
-      }
-    }
   }
 }
