@@ -33,16 +33,19 @@ class PlanSchemaTest {
   static final Path PUBLISHED = ROOT.resolve("schemas/preflight-plan.schema.json");
   static final Pattern YAML_BLOCK = Pattern.compile("```yaml\n(.*?)```", Pattern.DOTALL);
 
-  /** deploy/plans/, README's yaml blocks with entries, the plans inside events/ payloads. */
+  /**
+   * deploy/plans/, docs/capacity-preflight.md's yaml blocks with entries, the plans inside events/
+   * payloads.
+   */
   static Stream<String> examples() throws IOException {
     var out = new ArrayList<String>();
     try (var files = Files.list(ROOT.resolve("deploy/plans"))) {
       files.filter(f -> f.toString().endsWith(".yaml")).forEach(f -> out.add(f.toString()));
     }
-    var block = YAML_BLOCK.matcher(Files.readString(ROOT.resolve("README.md")));
+    var block = YAML_BLOCK.matcher(Files.readString(ROOT.resolve("docs/capacity-preflight.md")));
     for (int i = 0; block.find(); ) {
       if (block.group(1).contains("entries:")) {
-        out.add("README.md#yaml-" + i++);
+        out.add("docs/capacity-preflight.md#yaml-" + i++);
       }
     }
     try (var files = Files.list(ROOT.resolve("events"))) {
@@ -60,11 +63,11 @@ class PlanSchemaTest {
     if (example.endsWith("#plan")) {
       return Json.MAPPER.readTree(Path.of(example.replace("#plan", "")).toFile()).path("plan");
     }
-    if (!example.startsWith("README.md#yaml-")) {
+    if (!example.startsWith("docs/capacity-preflight.md#yaml-")) {
       return Yaml.MAPPER.readTree(Files.readString(Path.of(example)));
     }
-    int wanted = Integer.parseInt(example.substring("README.md#yaml-".length()));
-    var block = YAML_BLOCK.matcher(Files.readString(ROOT.resolve("README.md")));
+    int wanted = Integer.parseInt(example.substring("docs/capacity-preflight.md#yaml-".length()));
+    var block = YAML_BLOCK.matcher(Files.readString(ROOT.resolve("docs/capacity-preflight.md")));
     for (int i = 0; block.find(); ) {
       if (block.group(1).contains("entries:") && i++ == wanted) {
         return Yaml.MAPPER.readTree(block.group(1));
