@@ -5,8 +5,9 @@ import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SpecificationVersion;
 import com.networknt.schema.dialect.Dialect;
-import com.networknt.schema.dialect.Dialects;
+import com.networknt.schema.keyword.KeywordType;
 import com.networknt.schema.keyword.NonValidationKeyword;
 import com.networknt.schema.path.NodePath;
 import io.gpufleet.core.json.Json;
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -30,14 +32,8 @@ import java.util.TreeSet;
 final class PlanSchema {
   static final String RESOURCE = "schemas/preflight-plan.schema.json";
   private static final JsonNode RAW = load(RESOURCE);
-  // draft 2020-12 plus the two message keywords editors read (VS Code, yaml-language-server);
-  // declared so the validator neither warns about them nor treats them as assertions
   private static final Schema SCHEMA =
-      SchemaRegistry.withDefaultDialect(
-              Dialect.builder(Dialects.getDraft202012())
-                  .keyword(new NonValidationKeyword("errorMessage"))
-                  .keyword(new NonValidationKeyword("patternErrorMessage"))
-                  .build())
+      SchemaRegistry.withDefaultDialect(dialect())
           .getSchema(SchemaLocation.of(RAW.path("$id").asText()), RAW);
   private static final Set<String> STEPS = Set.of("allOf", "anyOf", "oneOf");
 
@@ -191,6 +187,38 @@ final class PlanSchema {
 
   private static String join(String path, String field) {
     return path.isEmpty() ? field : path + "." + field;
+  }
+
+  /**
+   * Draft 2020-12 as the validator's own dialect defines it (same IRI, keywords, vocabularies),
+   * except for the format checkers: the schema uses no {@code format}, and building the standard
+   * dialect loads all of them (e-mail, IDN host names, IRIs ... ~35 classes) at the first parse, a
+   * cold-start cost ({@code PlanSchemaTest} fails if the schema starts using {@code format}). Plus
+   * the two message keywords editors read (VS Code, yaml-language-server), declared so the
+   * validator neither warns about them nor treats them as assertions.
+   */
+  static Dialect dialect() {
+    var vocabularies = new LinkedHashMap<String, Boolean>();
+    for (String v :
+        List.of(
+            "core",
+            "applicator",
+            "unevaluated",
+            "validation",
+            "meta-data",
+            "format-annotation",
+            "content")) {
+      vocabularies.put("https://json-schema.org/draft/2020-12/vocab/" + v, true);
+    }
+    return Dialect.builder("https://json-schema.org/draft/2020-12/schema")
+        .specificationVersion(SpecificationVersion.DRAFT_2020_12)
+        .idKeyword("$id")
+        .keywords(KeywordType.getKeywords(SpecificationVersion.DRAFT_2020_12))
+        .keyword(new NonValidationKeyword("definitions"))
+        .vocabularies(vocabularies)
+        .keyword(new NonValidationKeyword("errorMessage"))
+        .keyword(new NonValidationKeyword("patternErrorMessage"))
+        .build();
   }
 
   private static JsonNode load(String resource) {
