@@ -31,7 +31,7 @@ class CostReportMultiClusterTest {
   static final Instant DAY1 = Instant.parse("2026-11-29T00:00:00Z");
   static final Instant RUN = Instant.parse("2026-11-30T00:10:00Z");
 
-  final MutableClock clock = new MutableClock(RUN);
+  final java.time.Clock clock = new io.gpufleet.core.time.VirtualTime(RUN).clock();
   final Fixtures.FakeCluster prod = new Fixtures.FakeCluster();
   final Fixtures.FakeCluster train = new Fixtures.FakeCluster();
   final Map<String, List<Ec2Instance>> ec2ByCluster =

@@ -91,7 +91,7 @@ class RealApiCostMultiClusterTest {
             store,
             new CostReporter(
                 metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier()),
-            new MutableClock(created.plus(Duration.ofHours(2))),
+            new io.gpufleet.core.time.VirtualTime(created.plus(Duration.ofHours(2))).clock(),
             CommitmentSource.none("test"));
 
     // When one run reports the stack's two clusters
