@@ -148,6 +148,30 @@ public record CostSettings(
     return out;
   }
 
+  /**
+   * The clusters one run reports: {@code CLUSTER_NAME} first, then {@code CLUSTER_NAMES}
+   * (comma-separated, blanks ignored, repeats dropped; the same list the drain serves). Every bad
+   * name is refused with its name.
+   */
+  public static List<String> clusterNames(Settings s) {
+    var names = new java.util.LinkedHashSet<String>();
+    names.add(s.required("CLUSTER_NAME").trim());
+    for (String n : s.optional("CLUSTER_NAMES").orElse("").split(",")) {
+      if (!n.isBlank()) {
+        names.add(n.trim());
+      }
+    }
+    for (String n : names) {
+      if (!n.matches("[0-9A-Za-z][A-Za-z0-9_-]{0,99}")) {
+        throw new ConfigException(
+            "cluster name '"
+                + (n.length() > 120 ? n.substring(0, 120) + "..." : n)
+                + "' (CLUSTER_NAME/CLUSTER_NAMES) is not an EKS cluster name");
+      }
+    }
+    return List.copyOf(names);
+  }
+
   public static CostSettings defaults(String cluster) {
     return new CostSettings(
         cluster,
