@@ -223,6 +223,23 @@ def main():
         check(functions.get(fn, {}).get("Properties", {}).get("ReservedConcurrentExecutions") == 1,
               f"{fn}: a singleton needs ReservedConcurrentExecutions: 1")
 
+    # ---- many clusters: every function that reads CLUSTER_NAMES can reach each listed cluster ----
+    extra = [v for k, v in raw["Resources"].items()
+             if k.startswith("Fn::ForEach::") and "DrainAdditionalClusterNames" in refs(v[1])]
+    for fn, role in (("InterruptionDrainFunction", "InterruptionDrainRole"),
+                     ("CostReportFunction", "CostReportRole")):
+        env = (raw["Resources"].get(fn, {}).get("Properties", {}).get("Environment", {})
+               .get("Variables", {}))
+        check("DrainAdditionalClusterNames" in refs(env.get("CLUSTER_NAMES")),
+              f"{fn}: CLUSTER_NAMES must come from DrainAdditionalClusterNames")
+        made = [r for each in extra for r in each[2].values()]
+        check(any(r.get("Type") == "AWS::IAM::RolePolicy"
+                  and role in refs(r.get("Properties", {}).get("RoleName")) for r in made),
+              f"{fn}: no per-cluster eks:DescribeCluster policy on {role} (Fn::ForEach)")
+        check(any(r.get("Type") == "AWS::EKS::AccessEntry"
+                  and role in refs(r.get("Properties", {}).get("PrincipalArn")) for r in made),
+              f"{fn}: no per-cluster access entry for {role} (Fn::ForEach)")
+
     # ---- console: every parameter in exactly one parameter group ----
     groups = (raw.get("Metadata", {}).get("AWS::CloudFormation::Interface", {})
               .get("ParameterGroups", []))

@@ -68,7 +68,7 @@ echo "== maven: unit, adapter, handler, simulate, real API server and Lambda run
 mvn -B -ntp verify "$@"
 
 # Least privilege, shown: each function's real-API tests ran as its own Kubernetes identity, and
-# RealApiLeastPrivilegeTest failed the build above on an unused grant or a 403 (README §6).
+# RealApiLeastPrivilegeTest failed the build above on an unused grant or a 403 (docs/deploy.md, "IAM, EKS access entry and RBAC").
 echo "== least-privilege reports (functions/*/target/least-privilege/*.txt)"
 for report in "$ROOT"/functions/*/target/least-privilege/*.txt; do
   [ -f "$report" ] && echo "$(basename "$report" .txt): $(tail -n 1 "$report")"
@@ -102,7 +102,7 @@ smoke disruption-schedule '{}' 'schedule REJECTED' CLUSTER_NAME=smoke \
 smoke capacity-preflight '{"bogus":1}' 'payload rejected'
 
 # Deployment jar sizes (issue 11 item 6: <= 25 MiB each). The limits below are ratchets (today's
-# size + ~1 MiB) for the functions still over 25 MiB (README "Deployment jar sizes" says why); any
+# size + ~1 MiB) for the functions still over 25 MiB (docs/deploy.md "Deployment jar sizes" says why); any
 # other function, and any future one, is held to 25 MiB.
 echo "== deployment jar sizes"
 LIMIT_MIB_INTERRUPTION_DRAIN=30 LIMIT_MIB_DISRUPTION_SCHEDULE=37 LIMIT_MIB_COST_REPORT=60 \

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.schedule.PolicySource;
 import io.gpufleet.schedule.ScheduleHandler;
 import io.gpufleet.schedule.ScheduleSettings;
@@ -26,8 +27,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -72,7 +71,8 @@ final class BudgetsSimulation {
     }
     ticks.sort(Comparator.comparing(t -> t.path("detail").path("scheduledTime").asText()));
     Path policyFile = Main.home().resolve(POLICY);
-    var clock = new FixedClock();
+    var time = new VirtualTime(Instant.EPOCH);
+    Clock clock = time.clock();
     try (var cluster = SimCluster.start(SimTime.realTime());
         KubernetesClient client = cluster.newClient()) {
       DemoWorkloads.populate(cluster);
@@ -97,7 +97,7 @@ final class BudgetsSimulation {
       steps.add(new Step("before", null, null, state(objects)));
       JsonNode day = null;
       for (JsonNode t : ticks) {
-        steps.add(tick(handler, clock, objects, t, Duration.ZERO, t.path("_file").asText()));
+        steps.add(tick(handler, time, objects, t, Duration.ZERO, t.path("_file").asText()));
         if (t.path("_file").asText().contains("business")) {
           day = t;
         }
@@ -112,7 +112,7 @@ final class BudgetsSimulation {
           steps.add(
               tick(
                   handler,
-                  clock,
+                  time,
                   objects,
                   day,
                   lead.get().shift(),
@@ -121,14 +121,14 @@ final class BudgetsSimulation {
         var next =
             tick(
                 handler,
-                clock,
+                time,
                 objects,
                 day,
                 Duration.ofDays(1),
                 day.path("_file").asText() + " +1 day");
         steps.add(next);
         var again =
-            tick(handler, clock, objects, day, Duration.ofDays(1), "same tick delivered again");
+            tick(handler, time, objects, day, Duration.ofDays(1), "same tick delivered again");
         steps.add(again);
       }
       print(steps, publisher, metrics);
@@ -170,7 +170,7 @@ final class BudgetsSimulation {
 
   private Step tick(
       ScheduleHandler handler,
-      FixedClock clock,
+      VirtualTime clock,
       SimObjects objects,
       JsonNode tick,
       Duration shift,
@@ -181,7 +181,7 @@ final class BudgetsSimulation {
     Instant at = Instant.parse(event.path("detail").path("scheduledTime").asText()).plus(shift);
     ((ObjectNode) event.get("detail")).put("scheduledTime", at.toString());
     event.put("time", at.toString());
-    clock.now = at.plusSeconds(3);
+    clock.set(at.plusSeconds(3));
     var output = new ByteArrayOutputStream();
     handler.handleRequest(
         new ByteArrayInputStream(Json.MAPPER.writeValueAsBytes(event)),
@@ -278,24 +278,5 @@ final class BudgetsSimulation {
             + publisher.published.size()
             + " schedule outcome events. Metrics: "
             + metrics.snapshot());
-  }
-
-  static final class FixedClock extends Clock {
-    volatile Instant now = Instant.EPOCH;
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 }

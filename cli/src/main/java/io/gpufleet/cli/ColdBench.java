@@ -145,7 +145,7 @@ final class ColdBench {
       if (function.equals("interruption-drain")) {
         r.put("targetMiB", 25);
       }
-      // the jar size target is the drain's (README): the other functions carry the EC2 SDK
+      // the jar size target is the drain's (docs/deploy.md): the other functions carry the EC2 SDK
       boolean jarOk = !function.equals("interruption-drain") || jarBytes <= TARGET_JAR_BYTES;
       r.put("pass", allExpected && median <= TARGET_MS && jarOk);
       return r;

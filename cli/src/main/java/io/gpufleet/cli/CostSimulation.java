@@ -77,8 +77,12 @@ final class CostSimulation {
     Instant now = clock.instant();
     try (var cluster = SimCluster.start(SimTime.realTime());
         KubernetesClient client = cluster.newClient();
+        var research = SimCluster.start(SimTime.realTime());
+        KubernetesClient researchClient = research.newClient();
         var stub = AwsStubServer.start()) {
       DemoFleet.populate(cluster);
+      // one stack, two clusters (as the drain's simulation): the research cluster is reported too
+      SimulateCommand.DrainSim.populateSecondCluster(research);
       SimGpuExtras.populate(cluster);
       SimGpuExtras.costExplorer(stub, REGION);
       var prometheus = SimGpuExtras.prometheus();
@@ -99,11 +103,25 @@ final class CostSimulation {
           "application/json");
       var settings = CostSettings.defaults(DemoFleet.CLUSTER);
       var metrics = new Recorders.RecordingMetrics();
+      var utilisation =
+          new PrometheusUtilisation(
+              SimGpuExtras.url(prometheus),
+              java.net.http.HttpClient.newHttpClient(),
+              Optional.empty());
       var service =
           new CostReportService(
               settings,
               REGION,
-              new Backdated(new FabricClusterReader(client, settings.teamLabel()), now),
+              List.of(
+                  new CostReportService.ClusterTarget(
+                      DemoFleet.CLUSTER,
+                      new Backdated(new FabricClusterReader(client, settings.teamLabel()), now),
+                      utilisation),
+                  new CostReportService.ClusterTarget(
+                      SimulateCommand.DrainSim.SECOND_CLUSTER,
+                      new Backdated(
+                          new FabricClusterReader(researchClient, settings.teamLabel()), now),
+                      utilisation)),
               new SimEc2(now),
               new SimSpot(now),
               OnDemandPricing.create(aws, new Settings(Map.of()), Optional.of(store), clock),
@@ -111,11 +129,7 @@ final class CostSimulation {
               new CostReporter(
                   metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier()),
               clock,
-              new CostExplorerCommitments(aws.build(CostExplorerClient.builder())),
-              new PrometheusUtilisation(
-                  SimGpuExtras.url(prometheus),
-                  java.net.http.HttpClient.newHttpClient(),
-                  Optional.empty()));
+              new CostExplorerCommitments(aws.build(CostExplorerClient.builder())));
       PrintStream where = json ? err : out;
       if (!json) {
         out.println();
@@ -147,6 +161,35 @@ final class CostSimulation {
     }
   }
 
+  /** The research cluster's instances (SimulateCommand.DrainSim.populateSecondCluster). */
+  record ResearchInstance(
+      String id,
+      String node,
+      String type,
+      String zone,
+      Lifecycle lifecycle,
+      String nodeGroup,
+      int hoursAgo) {}
+
+  static final List<ResearchInstance> RESEARCH =
+      List.of(
+          new ResearchInstance(
+              SimulateCommand.DrainSim.SECOND_INSTANCE,
+              "ip-10-2-5-17.ec2.internal",
+              "p5.48xlarge",
+              "us-east-1c",
+              Lifecycle.ON_DEMAND,
+              "ng-research-cb",
+              18),
+          new ResearchInstance(
+              SimulateCommand.DrainSim.SECOND_SPOT_INSTANCE,
+              "ip-10-2-9-40.ec2.internal",
+              "g6e.12xlarge",
+              "us-east-1b",
+              Lifecycle.SPOT,
+              "ng-research-spot",
+              7));
+
   /** Instance launch times: hours to days ago, in a fixed pattern. */
   static Instant launched(int index, Instant now) {
     int[] hoursAgo = {52, 30, 20, 9, 75, 6, 40, 14};
@@ -164,6 +207,22 @@ final class CostSimulation {
     @Override
     public List<Ec2Instance> clusterInstances(String cluster, Collection<String> alsoIds) {
       var out = new ArrayList<Ec2Instance>();
+      if (cluster.equals(SimulateCommand.DrainSim.SECOND_CLUSTER)) {
+        for (var e : RESEARCH) {
+          out.add(
+              new Ec2Instance(
+                  e.id(),
+                  e.type(),
+                  e.zone(),
+                  e.lifecycle(),
+                  now.minus(Duration.ofHours(e.hoursAgo())),
+                  "running",
+                  null,
+                  null,
+                  e.nodeGroup()));
+        }
+        return out;
+      }
       for (int i = 0; i < DemoFleet.NODES.size(); i++) {
         var n = DemoFleet.NODES.get(i);
         if (n.name().equals(UNMATCHED)) {
@@ -281,6 +340,11 @@ final class CostSimulation {
     }
 
     private static Instant extraLaunch(String name, Instant now, Instant fallback) {
+      for (var r : RESEARCH) {
+        if (r.node().equals(name)) {
+          return now.minus(Duration.ofHours(r.hoursAgo()));
+        }
+      }
       for (var e : SimGpuExtras.NODES) {
         if (e.name().equals(name)) {
           return now.minus(Duration.ofHours(e.hoursAgo()));

@@ -7,8 +7,31 @@ final class CostSummary {
   private CostSummary() {}
 
   static String render(CostOutcome o) {
+    if (o.clusters() == null) {
+      return renderOne(o);
+    }
+    // several clusters in one run: a line each, then each cluster's figures
+    var t = new Table("CLUSTER", "STATUS", "TOTAL", "NODES / PODS");
+    for (CostOutcome c : o.clusters()) {
+      t.add(
+          c.cluster(),
+          c.status(),
+          c.totalCost() == null ? "-" : c.currency() + " " + c.totalCost(),
+          c.nodes() == null ? "-" : c.nodes() + " / " + c.pods());
+    }
+    var sb = new StringBuilder(t.render());
+    for (CostOutcome c : o.clusters()) {
+      sb.append("\ncluster ").append(c.cluster()).append(":\n").append(renderOne(c));
+    }
+    return sb.toString();
+  }
+
+  private static String renderOne(CostOutcome o) {
     if (o.status() == CostOutcome.Status.REJECTED) {
       return "REJECTED: " + o.message();
+    }
+    if (o.status() == CostOutcome.Status.FAILED) {
+      return "FAILED: " + o.message() + "\n";
     }
     var t = new Table("FIGURE", "VALUE");
     t.add("window", o.window() + " (" + o.windowStart() + " .. " + o.windowEnd() + ")");

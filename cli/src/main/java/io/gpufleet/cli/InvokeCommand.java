@@ -16,6 +16,7 @@ import io.gpufleet.core.outcome.Notifier;
 import io.gpufleet.core.pricing.OnDemandPricing;
 import io.gpufleet.core.store.DirectoryBlobStore;
 import io.gpufleet.core.time.Sleeper;
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.cost.CostHandler;
 import io.gpufleet.cost.CostReportService;
 import io.gpufleet.cost.CostReporter;
@@ -434,7 +435,8 @@ final class InvokeCommand implements Callable<Integer> {
   private Env scheduleEnv(KubernetesClient client, Runnable closeCluster, String clusterName) {
     Path policyFile = policy != null ? policy : Main.home().resolve(BudgetsSimulation.POLICY);
     var policy = PolicySource.file(policyFile);
-    var clock = new BudgetsSimulation.FixedClock();
+    var time = new VirtualTime(Instant.EPOCH);
+    Clock clock = time.clock();
     var metrics = new Recorders.RecordingMetrics();
     var service =
         ScheduleWiring.service(
@@ -466,7 +468,7 @@ final class InvokeCommand implements Callable<Integer> {
         } catch (IOException | RuntimeException e) {
           // not a tick: the handler rejects it whatever the clock says
         }
-        clock.now = at;
+        time.set(at);
       }
 
       @Override

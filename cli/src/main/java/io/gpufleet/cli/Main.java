@@ -29,6 +29,7 @@ import picocli.CommandLine.Spec;
       CostReportCommand.class,
       BudgetsCommand.class,
       BenchCommand.class,
+      DocsCommand.class,
       Main.Test.class,
       CommandLine.HelpCommand.class
     })

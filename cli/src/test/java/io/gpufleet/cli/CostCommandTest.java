@@ -132,5 +132,16 @@ class CostCommandTest {
         .contains("balanced")
         .contains("mig-mixed");
     assertThat(errText()).contains("priced 4/4");
+    // the same run reports the stack's second cluster under its own key
+    var research = o.clusters().get(1);
+    assertThat(research.cluster()).isEqualTo(SimulateCommand.DrainSim.SECOND_CLUSTER);
+    assertThat(research.status()).isEqualTo(CostOutcome.Status.REPORTED);
+    assertThat(research.nodes()).isEqualTo(2);
+    assertThat(research.outputs().get("html"))
+        .contains("reports/" + SimulateCommand.DrainSim.SECOND_CLUSTER + "/");
+    assertThat(Path.of(research.outputs().get("html"))).exists();
+    assertThat(research.pricingApiCalls()).isZero();
+    assertThat(outBytes.toString(StandardCharsets.UTF_8))
+        .contains("cluster " + SimulateCommand.DrainSim.SECOND_CLUSTER + ":");
   }
 }

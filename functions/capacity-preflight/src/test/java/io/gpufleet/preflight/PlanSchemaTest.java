@@ -15,6 +15,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -32,16 +33,19 @@ class PlanSchemaTest {
   static final Path PUBLISHED = ROOT.resolve("schemas/preflight-plan.schema.json");
   static final Pattern YAML_BLOCK = Pattern.compile("```yaml\n(.*?)```", Pattern.DOTALL);
 
-  /** deploy/plans/, README's yaml blocks with entries, the plans inside events/ payloads. */
+  /**
+   * deploy/plans/, docs/capacity-preflight.md's yaml blocks with entries, the plans inside events/
+   * payloads.
+   */
   static Stream<String> examples() throws IOException {
     var out = new ArrayList<String>();
     try (var files = Files.list(ROOT.resolve("deploy/plans"))) {
       files.filter(f -> f.toString().endsWith(".yaml")).forEach(f -> out.add(f.toString()));
     }
-    var block = YAML_BLOCK.matcher(Files.readString(ROOT.resolve("README.md")));
+    var block = YAML_BLOCK.matcher(Files.readString(ROOT.resolve("docs/capacity-preflight.md")));
     for (int i = 0; block.find(); ) {
       if (block.group(1).contains("entries:")) {
-        out.add("README.md#yaml-" + i++);
+        out.add("docs/capacity-preflight.md#yaml-" + i++);
       }
     }
     try (var files = Files.list(ROOT.resolve("events"))) {
@@ -59,11 +63,11 @@ class PlanSchemaTest {
     if (example.endsWith("#plan")) {
       return Json.MAPPER.readTree(Path.of(example.replace("#plan", "")).toFile()).path("plan");
     }
-    if (!example.startsWith("README.md#yaml-")) {
+    if (!example.startsWith("docs/capacity-preflight.md#yaml-")) {
       return Yaml.MAPPER.readTree(Files.readString(Path.of(example)));
     }
-    int wanted = Integer.parseInt(example.substring("README.md#yaml-".length()));
-    var block = YAML_BLOCK.matcher(Files.readString(ROOT.resolve("README.md")));
+    int wanted = Integer.parseInt(example.substring("docs/capacity-preflight.md#yaml-".length()));
+    var block = YAML_BLOCK.matcher(Files.readString(ROOT.resolve("docs/capacity-preflight.md")));
     for (int i = 0; block.find(); ) {
       if (block.group(1).contains("entries:") && i++ == wanted) {
         return Yaml.MAPPER.readTree(block.group(1));
@@ -153,5 +157,27 @@ class PlanSchemaTest {
             "plan.yaml");
     assertThat(plan.allRegions()).isTrue();
     assertThat(plan.entries()).hasSize(3);
+  }
+
+  /**
+   * The lean dialect is the validator's draft 2020-12 minus its format checkers, which it skips.
+   */
+  @Test
+  void shouldValidateWithDraft202012LessTheUnusedFormatCheckers() throws IOException {
+    var standard = com.networknt.schema.dialect.Dialects.getDraft202012();
+    var lean = PlanSchema.dialect();
+    assertThat(lean.getId()).isEqualTo(standard.getId());
+    assertThat(lean.getIdKeyword()).isEqualTo(standard.getIdKeyword());
+    assertThat(lean.getSpecificationVersion()).isEqualTo(standard.getSpecificationVersion());
+    assertThat(lean.getVocabularies()).isEqualTo(standard.getVocabularies());
+    var expected = new java.util.TreeSet<>(standard.getKeywords().keySet());
+    expected.addAll(List.of("errorMessage", "patternErrorMessage"));
+    assertThat(new java.util.TreeSet<>(lean.getKeywords().keySet())).isEqualTo(expected);
+    // the schema must not rely on what the lean dialect leaves out
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(PlanSchema.RESOURCE)) {
+      assertThat(Json.MAPPER.readTree(in).findValues("format"))
+          .as("PlanSchema.dialect() has no format checkers: add them before using format")
+          .isEmpty();
+    }
   }
 }

@@ -24,6 +24,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -57,7 +58,7 @@ public final class CostReportService {
 
   private final CostSettings settings;
   private final String region;
-  private final ClusterReader cluster;
+  private final List<ClusterTarget> targets;
   private final InstanceReader instances;
   private final SpotPriceHistory spot;
   private final OnDemandPrices onDemand;
@@ -65,9 +66,23 @@ public final class CostReportService {
   private final CostReporter reporter;
   private final Clock clock;
   private final CommitmentSource commitments;
-  private final UtilisationSource utilisation;
   private volatile CostReport lastReport;
-  private volatile List<String> clusterNotes = List.of();
+  private volatile Map<String, CostReport> lastReports = Map.of();
+
+  /**
+   * One cluster of the run: its name, its API server and its utilisation source (Container Insights
+   * is per cluster). Prices, Spot history and commitments are shared by the run.
+   */
+  public record ClusterTarget(String name, ClusterReader reader, UtilisationSource utilisation) {
+    public ClusterTarget {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(reader, "reader");
+      Objects.requireNonNull(utilisation, "utilisation");
+    }
+  }
+
+  /** An inventory read and stored, with the notes and warnings it produced. */
+  record Inventory(InventorySnapshot snapshot, List<String> clusterNotes, List<String> warnings) {}
 
   public CostReportService(
       CostSettings settings,
@@ -105,11 +120,38 @@ public final class CostReportService {
       Clock clock,
       CommitmentSource commitments,
       UtilisationSource utilisation) {
+    this(
+        settings,
+        region,
+        List.of(new ClusterTarget(settings.clusterName(), cluster, utilisation)),
+        instances,
+        spot,
+        onDemand,
+        store,
+        reporter,
+        clock,
+        commitments);
+  }
+
+  /** Several clusters in one run (CLUSTER_NAMES), each reported under its own key. */
+  public CostReportService(
+      CostSettings settings,
+      String region,
+      List<ClusterTarget> targets,
+      InstanceReader instances,
+      SpotPriceHistory spot,
+      OnDemandPrices onDemand,
+      BlobStore store,
+      CostReporter reporter,
+      Clock clock,
+      CommitmentSource commitments) {
+    if (targets.isEmpty()) {
+      throw new IllegalArgumentException("at least one cluster");
+    }
     this.commitments = commitments;
-    this.utilisation = utilisation;
     this.settings = settings;
     this.region = region;
-    this.cluster = cluster;
+    this.targets = List.copyOf(targets);
     this.instances = instances;
     this.spot = spot;
     this.onDemand = onDemand;
@@ -126,14 +168,25 @@ public final class CostReportService {
     return "reports/" + cluster + "/" + w.id() + "/";
   }
 
-  /** The report of the last run (CLI and tests); null before one. */
+  /** The first cluster's report of the last run (CLI and tests); null before one. */
   public CostReport lastReport() {
     return lastReport;
+  }
+
+  /** Every cluster's report of the last run, by cluster, in order (failed clusters absent). */
+  public Map<String, CostReport> lastReports() {
+    return lastReports;
+  }
+
+  /** The clusters of a run, in order. */
+  public List<String> clusters() {
+    return targets.stream().map(ClusterTarget::name).toList();
   }
 
   public CostOutcome run(Request request, Progress progress) {
     long t0 = System.nanoTime();
     Instant now = clock.instant();
+    String first = targets.get(0).name();
     ReportWindow window;
     try {
       Clock anchor =
@@ -146,82 +199,126 @@ public final class CostReportService {
               : WindowSpec.resolve(
                   request.window() == null ? settings.defaultWindow() : request.window(), anchor);
     } catch (ConfigException e) {
-      var o = CostOutcome.rejected(settings.clusterName(), e.getMessage());
+      var o = CostOutcome.rejected(first, e.getMessage());
       reporter.report(o, null);
       return o;
     }
-    var warnings = new ArrayList<String>();
-    progress.step("reading nodes, pods and EC2 instances of " + settings.clusterName());
-    InventorySnapshot next = inventory(now, warnings);
-    warnings.addAll(clusterNotes);
-    progress.step(
-        "inventory: "
-            + next.nodes().size()
-            + " nodes, "
-            + next.pods().size()
-            + " pods (snapshot stored)");
+    // every cluster's inventory, concurrently; one cluster failing fails only its own report
+    var inventories = new LinkedHashMap<String, Inventory>();
+    var failures = new LinkedHashMap<String, RuntimeException>();
+    try (var exec = Executors.newVirtualThreadPerTaskExecutor()) {
+      var futures = new LinkedHashMap<String, Future<Inventory>>();
+      for (ClusterTarget t : targets) {
+        progress.step("reading nodes, pods and EC2 instances of " + t.name());
+        futures.put(t.name(), exec.submit(() -> inventory(t, now)));
+      }
+      futures.forEach(
+          (name, f) -> {
+            try {
+              inventories.put(name, get(f));
+            } catch (RuntimeException e) {
+              LOG.error("cluster {} could not be read: {}", name, e.toString(), e);
+              failures.put(name, e);
+            }
+          });
+    }
+    if (failures.size() == targets.size()) {
+      // nothing to report at all: fail the run as one cluster always did (Lambda retries, DLQ)
+      throw failures.values().iterator().next();
+    }
+    for (var inv : inventories.entrySet()) {
+      progress.step(
+          "inventory"
+              + (many() ? " of " + inv.getKey() : "")
+              + ": "
+              + inv.getValue().snapshot().nodes().size()
+              + " nodes, "
+              + inv.getValue().snapshot().pods().size()
+              + " pods (snapshot stored)");
+    }
+    var outcomes = new LinkedHashMap<String, CostOutcome>();
     if (request.snapshotOnly()) {
-      var o =
-          new CostOutcome(
-              CostOutcome.Status.SNAPSHOT,
-              settings.clusterName(),
-              null,
-              null,
-              null,
-              "inventory snapshot: "
-                  + next.nodes().size()
-                  + " nodes, "
-                  + next.pods().size()
-                  + " pods",
-              java.util.Map.of("snapshot", store.locate(snapshotKey(settings.clusterName()))),
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              next.nodes().size(),
-              next.pods().size(),
-              null,
-              null,
-              null,
-              java.util.Map.of(),
-              null,
-              (System.nanoTime() - t0) / 1_000_000,
-              warnings);
-      reporter.report(o, null);
-      return o;
+      for (ClusterTarget t : targets) {
+        var inv = inventories.get(t.name());
+        CostOutcome o;
+        if (inv == null) {
+          o = failedOutcome(t.name(), null, failures.get(t.name()), t0, "no inventory snapshot");
+        } else {
+          var next = inv.snapshot();
+          o =
+              new CostOutcome(
+                  CostOutcome.Status.SNAPSHOT,
+                  t.name(),
+                  null,
+                  null,
+                  null,
+                  "inventory snapshot: "
+                      + next.nodes().size()
+                      + " nodes, "
+                      + next.pods().size()
+                      + " pods",
+                  java.util.Map.of("snapshot", store.locate(snapshotKey(t.name()))),
+                  null,
+                  null,
+                  null,
+                  null,
+                  null,
+                  null,
+                  null,
+                  null,
+                  next.nodes().size(),
+                  next.pods().size(),
+                  null,
+                  null,
+                  null,
+                  java.util.Map.of(),
+                  null,
+                  (System.nanoTime() - t0) / 1_000_000,
+                  inv.warnings(),
+                  null);
+        }
+        reporter.report(o, null);
+        outcomes.put(t.name(), o);
+      }
+      return answer(outcomes);
     }
+    // shared by every cluster, done once per run: prices, Spot history, commitments
     if (onDemand instanceof OnDemandPriceChain chain) {
       chain.beginRun();
     }
     int apiBefore = onDemand instanceof OnDemandPriceChain c ? c.apiCalls() : 0;
-    prefetchPrices(next, window, progress);
+    prefetchPrices(inventories.values(), window, progress);
     var spotTypes = new TreeSet<String>();
-    for (NodeRecord n : next.nodes()) {
-      if (n.lifecycle() == Lifecycle.SPOT && window.clip(n.start(), n.end()) != null) {
-        spotTypes.add(n.instanceType());
+    for (Inventory inv : inventories.values()) {
+      for (NodeRecord n : inv.snapshot().nodes()) {
+        if (n.lifecycle() == Lifecycle.SPOT && window.clip(n.start(), n.end()) != null) {
+          spotTypes.add(n.instanceType());
+        }
       }
     }
     progress.step("reading Spot price history for " + spotTypes.size() + " instance types");
-    var gpuNodes =
-        next.nodes().stream()
-            .filter(n -> n.accelerators() > 0 && window.clip(n.start(), n.end()) != null)
-            .toList();
+    var shared = new ArrayList<String>();
     Future<Commitments> fCommit;
-    Future<Utilisation> fUtil;
+    var fUtil = new LinkedHashMap<String, Future<Utilisation>>();
     var side = Executors.newVirtualThreadPerTaskExecutor();
     fCommit = side.submit(() -> commitments.read(window));
-    fUtil = side.submit(() -> utilisation.read(window, gpuNodes));
+    for (ClusterTarget t : targets) {
+      var inv = inventories.get(t.name());
+      if (inv != null) {
+        var gpuNodes =
+            inv.snapshot().nodes().stream()
+                .filter(n -> n.accelerators() > 0 && window.clip(n.start(), n.end()) != null)
+                .toList();
+        fUtil.put(t.name(), side.submit(() -> t.utilisation().read(window, gpuNodes)));
+      }
+    }
     side.shutdown();
     SpotPrices spotPrices;
     try {
       spotPrices = new SpotPrices(spot.history(spotTypes, window.start(), window.end()));
     } catch (RuntimeException e) {
       LOG.warn("Spot price history unavailable: {}", e.toString());
-      warnings.add(
+      shared.add(
           "Spot price history unavailable (" + e.getMessage() + "): Spot nodes at On-Demand price");
       spotPrices = new SpotPrices(List.of());
     }
@@ -230,20 +327,109 @@ public final class CostReportService {
       commit = get(fCommit);
     } catch (RuntimeException e) {
       LOG.warn("commitment rates unavailable: {}", e.toString());
-      warnings.add("commitment rates unavailable (" + e.getMessage() + "): list prices used");
+      shared.add("commitment rates unavailable (" + e.getMessage() + "): list prices used");
       commit = Commitments.none("commitment source failed: " + e.getMessage());
     }
     progress.step("commitments: " + commit.source());
-    Utilisation util;
-    try {
-      util = get(fUtil);
-    } catch (RuntimeException e) {
-      LOG.warn("utilisation unavailable: {}", e.toString());
-      warnings.add("GPU utilisation unavailable (" + e.getMessage() + ")");
-      util = Utilisation.none("utilisation source failed: " + e.getMessage());
+    var reports = new LinkedHashMap<String, CostReport>();
+    boolean pricingCounted = false;
+    for (ClusterTarget t : targets) {
+      var inv = inventories.get(t.name());
+      if (inv == null) {
+        var o = failedOutcome(t.name(), window, failures.get(t.name()), t0, "no report written");
+        reporter.report(o, null);
+        outcomes.put(t.name(), o);
+        continue;
+      }
+      try {
+        var warnings = new ArrayList<String>(inv.warnings());
+        warnings.addAll(shared);
+        Utilisation util;
+        try {
+          util = get(fUtil.get(t.name()));
+        } catch (RuntimeException e) {
+          LOG.warn("utilisation of {} unavailable: {}", t.name(), e.toString());
+          warnings.add("GPU utilisation unavailable (" + e.getMessage() + ")");
+          util = Utilisation.none("utilisation source failed: " + e.getMessage());
+        }
+        var report =
+            report(t.name(), inv, window, now, spotPrices, commit, util, warnings, progress);
+        reports.put(t.name(), report);
+        progress.step(
+            "writing cost.json, cost.csv and cost.html" + (many() ? " of " + t.name() : ""));
+        String prefix = reportPrefix(t.name(), window);
+        var outputs = new LinkedHashMap<String, String>();
+        write(prefix + "cost.json", ReportJson.json(report), "application/json", outputs, "json");
+        write(
+            prefix + "cost.csv", ReportJson.csv(report), "text/csv; charset=utf-8", outputs, "csv");
+        write(
+            prefix + "cost.html",
+            ReportHtml.html(report),
+            "text/html; charset=utf-8",
+            outputs,
+            "html");
+        // the run's Pricing API calls are shared: counted once, on the first cluster reported
+        int apiCalls =
+            pricingCounted || !(onDemand instanceof OnDemandPriceChain c)
+                ? 0
+                : c.apiCalls() - apiBefore;
+        pricingCounted = true;
+        var o = reported(t.name(), window, report, outputs, apiCalls, t0, warnings);
+        reporter.report(o, report);
+        outcomes.put(t.name(), o);
+      } catch (RuntimeException e) {
+        if (!many()) {
+          throw e;
+        }
+        LOG.error("cost report of cluster {} failed: {}", t.name(), e.toString(), e);
+        var o = failedOutcome(t.name(), window, e, t0, "report not written");
+        reporter.report(o, null);
+        outcomes.put(t.name(), o);
+      }
     }
+    if (onDemand instanceof OnDemandPriceChain chain) {
+      chain.flush();
+    }
+    lastReports = java.util.Collections.unmodifiableMap(reports);
+    lastReport = reports.get(first);
+    return answer(outcomes);
+  }
+
+  private boolean many() {
+    return targets.size() > 1;
+  }
+
+  /** One cluster: its outcome as always; several: the first's, with every cluster's. */
+  private CostOutcome answer(LinkedHashMap<String, CostOutcome> outcomes) {
+    var all = List.copyOf(outcomes.values());
+    return many() ? all.get(0).withClusters(all) : all.get(0);
+  }
+
+  private CostOutcome failedOutcome(
+      String cluster, ReportWindow window, RuntimeException e, long t0, String consequence) {
+    String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    return CostOutcome.failed(
+        cluster,
+        window,
+        "cluster " + cluster + " could not be read (" + why + "): " + consequence,
+        (System.nanoTime() - t0) / 1_000_000,
+        List.of());
+  }
+
+  private CostReport report(
+      String cluster,
+      Inventory inv,
+      ReportWindow window,
+      Instant now,
+      SpotPrices spotPrices,
+      Commitments commit,
+      Utilisation util,
+      List<String> warnings,
+      Progress progress) {
     progress.step(
-        "utilisation: "
+        "utilisation"
+            + (many() ? " of " + cluster : "")
+            + ": "
             + util.source()
             + " ("
             + util.nodePercent().size()
@@ -273,72 +459,67 @@ public final class CostReportService {
             : util.source() + ": " + util.tokens().size() + " series");
     dataSources.put(
         "dra",
-        clusterNotes.stream()
+        inv.clusterNotes().stream()
             .filter(x -> x.contains("resource.k8s.io"))
             .findFirst()
             .orElse("resource.k8s.io/v1 ResourceClaims and ResourceSlices read"));
-    var report =
-        ReportBuilder.build(
-            next,
-            new ReportBuilder.Inputs(
-                settings.clusterName(),
-                region,
-                window,
-                now,
-                settings.rule(),
-                settings.teamLabel(),
-                onDemand,
-                spotPrices,
-                List.copyOf(warnings),
-                commit,
-                util,
-                dataSources));
-    lastReport = report;
-    progress.step("writing cost.json, cost.csv and cost.html");
-    String prefix = reportPrefix(settings.clusterName(), window);
-    var outputs = new LinkedHashMap<String, String>();
-    write(prefix + "cost.json", ReportJson.json(report), "application/json", outputs, "json");
-    write(prefix + "cost.csv", ReportJson.csv(report), "text/csv; charset=utf-8", outputs, "csv");
-    write(
-        prefix + "cost.html", ReportHtml.html(report), "text/html; charset=utf-8", outputs, "html");
-    if (onDemand instanceof OnDemandPriceChain chain) {
-      chain.flush();
-    }
-    int apiCalls = onDemand instanceof OnDemandPriceChain c ? c.apiCalls() - apiBefore : 0;
+    return ReportBuilder.build(
+        inv.snapshot(),
+        new ReportBuilder.Inputs(
+            cluster,
+            region,
+            window,
+            now,
+            settings.rule(),
+            settings.teamLabel(),
+            onDemand,
+            spotPrices,
+            List.copyOf(warnings),
+            commit,
+            util,
+            dataSources));
+  }
+
+  private CostOutcome reported(
+      String cluster,
+      ReportWindow window,
+      CostReport report,
+      Map<String, String> outputs,
+      int apiCalls,
+      long t0,
+      List<String> warnings) {
     var k = report.kpis();
-    var o =
-        new CostOutcome(
-            CostOutcome.Status.REPORTED,
-            settings.clusterName(),
-            window.spec(),
-            window.start(),
-            window.end(),
-            "cost report for "
-                + window.spec()
-                + ": "
-                + report.header().currency()
-                + " "
-                + k.totalCost(),
-            outputs,
-            report.header().currency(),
-            k.totalCost(),
-            k.onDemandEquivalentCost(),
-            k.spotSavings(),
-            k.idleGpuPercent(),
-            k.idleGpuCost(),
-            k.costPerGpuHour(),
-            k.projectedMonthTotal(),
-            k.nodes(),
-            k.pods(),
-            k.nodesWithoutEc2Match(),
-            k.unpricedNodes(),
-            apiCalls,
-            report.header().priceSources(),
-            settings.rule().name(),
-            (System.nanoTime() - t0) / 1_000_000,
-            List.copyOf(warnings));
-    reporter.report(o, report);
-    return o;
+    return new CostOutcome(
+        CostOutcome.Status.REPORTED,
+        cluster,
+        window.spec(),
+        window.start(),
+        window.end(),
+        "cost report for "
+            + window.spec()
+            + ": "
+            + report.header().currency()
+            + " "
+            + k.totalCost(),
+        outputs,
+        report.header().currency(),
+        k.totalCost(),
+        k.onDemandEquivalentCost(),
+        k.spotSavings(),
+        k.idleGpuPercent(),
+        k.idleGpuCost(),
+        k.costPerGpuHour(),
+        k.projectedMonthTotal(),
+        k.nodes(),
+        k.pods(),
+        k.nodesWithoutEc2Match(),
+        k.unpricedNodes(),
+        apiCalls,
+        report.header().priceSources(),
+        settings.rule().name(),
+        (System.nanoTime() - t0) / 1_000_000,
+        List.copyOf(warnings),
+        null);
   }
 
   private static String describe(String source, List<String> notes) {
@@ -359,36 +540,38 @@ public final class CostReportService {
    * conditional write ({@code If-Match} on the ETag read, {@code If-None-Match: *} for the first):
    * when another run wrote in between, its snapshot is read again and merged, so no row is lost.
    */
-  InventorySnapshot inventory(Instant now, List<String> warnings) {
+  Inventory inventory(ClusterTarget target, Instant now) {
+    String cluster = target.name();
+    var warnings = java.util.Collections.synchronizedList(new ArrayList<String>());
+    List<String> notes;
     List<ClusterNode> nodes;
     List<ClusterPod> pods;
     List<Ec2Instance> ec2;
     BlobStore.Versioned stored;
     try (var exec = Executors.newVirtualThreadPerTaskExecutor()) {
-      Future<List<ClusterNode>> fNodes = exec.submit(cluster::nodes);
-      Future<List<ClusterPod>> fPods = exec.submit(cluster::pods);
+      Future<List<ClusterNode>> fNodes = exec.submit(target.reader()::nodes);
+      Future<List<ClusterPod>> fPods = exec.submit(target.reader()::pods);
       Future<BlobStore.Versioned> fPrev =
-          exec.submit(() -> store.getVersioned(snapshotKey(settings.clusterName())));
+          exec.submit(() -> store.getVersioned(snapshotKey(cluster)));
       nodes = get(fNodes);
       var ids = nodes.stream().map(ClusterNode::instanceId).filter(Objects::nonNull).toList();
-      Future<List<Ec2Instance>> fEc2 =
-          exec.submit(() -> instances.clusterInstances(settings.clusterName(), ids));
+      Future<List<Ec2Instance>> fEc2 = exec.submit(() -> instances.clusterInstances(cluster, ids));
       pods = get(fPods);
       ec2 = get(fEc2);
       stored = get(fPrev);
-      clusterNotes = List.copyOf(cluster.notes());
+      notes = List.copyOf(target.reader().notes());
     }
-    String key = snapshotKey(settings.clusterName());
+    String key = snapshotKey(cluster);
     for (int attempt = 1; ; attempt++) {
       var next =
           InventoryMerger.merge(
-              settings.clusterName(),
+              cluster,
               region,
               now,
               nodes,
               pods,
               ec2,
-              previous(stored, warnings),
+              previous(cluster, stored, warnings),
               settings.snapshotRetention(),
               settings.sharingReplicas());
       byte[] body;
@@ -398,7 +581,9 @@ public final class CostReportService {
         throw new java.io.UncheckedIOException(e);
       }
       if (store.putIfUnchanged(key, body, "application/json", stored.etag())) {
-        return next;
+        var all = new ArrayList<String>(warnings);
+        all.addAll(notes);
+        return new Inventory(next, notes, List.copyOf(all));
       }
       if (attempt == SNAPSHOT_WRITE_ATTEMPTS) {
         throw new IllegalStateException(
@@ -413,11 +598,12 @@ public final class CostReportService {
     }
   }
 
-  private InventorySnapshot previous(BlobStore.Versioned stored, List<String> warnings) {
-    String key = snapshotKey(settings.clusterName());
+  private InventorySnapshot previous(
+      String cluster, BlobStore.Versioned stored, List<String> warnings) {
+    String key = snapshotKey(cluster);
     var bytes = stored.body();
     if (bytes.isEmpty()) {
-      return InventorySnapshot.empty(settings.clusterName());
+      return InventorySnapshot.empty(cluster);
     }
     try {
       var s = Json.MAPPER.readValue(bytes.get(), InventorySnapshot.class);
@@ -432,16 +618,19 @@ public final class CostReportService {
         warnings.add(
             "previous inventory snapshot unreadable; nodes gone since the last run are missing");
       }
-      return InventorySnapshot.empty(settings.clusterName());
+      return InventorySnapshot.empty(cluster);
     }
   }
 
   /** One lookup per distinct (region, type), concurrently; the chain is single-flight anyway. */
-  private void prefetchPrices(InventorySnapshot inv, ReportWindow window, Progress progress) {
+  private void prefetchPrices(
+      java.util.Collection<Inventory> inventories, ReportWindow window, Progress progress) {
     Set<List<String>> keys = new java.util.LinkedHashSet<>();
-    for (NodeRecord n : inv.nodes()) {
-      if (window.clip(n.start(), n.end()) != null && n.instanceType() != null) {
-        keys.add(List.of(n.region(), n.instanceType()));
+    for (Inventory inv : inventories) {
+      for (NodeRecord n : inv.snapshot().nodes()) {
+        if (window.clip(n.start(), n.end()) != null && n.instanceType() != null) {
+          keys.add(List.of(n.region(), n.instanceType()));
+        }
       }
     }
     progress.step("pricing " + keys.size() + " instance types");

@@ -38,6 +38,28 @@ public final class CostReporter {
       metrics.add("RunsRejected", 1, Unit.COUNT);
       return;
     }
+    if (o.status() == CostOutcome.Status.FAILED) {
+      LOG.error(
+          "cost report of {} failed: {}",
+          o.cluster(),
+          o.message(),
+          entry("outcome", Json.MAPPER.valueToTree(o)));
+      metrics.add("ClusterReportsFailed", 1, Unit.COUNT);
+      guarded("eventbridge", () -> publisher.publish(DETAIL_TYPE, o, List.of()));
+      guarded(
+          "notification",
+          () ->
+              notifier.notify(
+                  "[GPU Fleet] cost " + o.cluster() + " FAILED",
+                  "Cluster "
+                      + o.cluster()
+                      + (o.window() == null ? "" : ", window " + o.window())
+                      + ": "
+                      + o.message()
+                      + "\nThe other clusters of the run were reported; this one will be"
+                      + " reported by the next run that can read it.\n"));
+      return;
+    }
     LOG.info(
         "cost {} for {}", o.status(), o.cluster(), entry("outcome", Json.MAPPER.valueToTree(o)));
     if (o.status() == CostOutcome.Status.SNAPSHOT) {

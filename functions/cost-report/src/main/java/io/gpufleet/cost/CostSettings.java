@@ -65,13 +65,13 @@ public record CostSettings(
         "([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")) {
       throw new ConfigException("COST_TEAM_LABEL='" + team + "' is not a label key");
     }
+    // at least 32 days, so month-to-date reports see every node
     Duration retention =
-        s.duration("COST_SNAPSHOT_RETENTION", Duration.ofDays(40), Duration.ofDays(400));
-    if (retention.compareTo(Duration.ofDays(32)) < 0) {
-      throw new ConfigException(
-          "COST_SNAPSHOT_RETENTION must be at least 768h (32 days) so month-to-date reports see"
-              + " every node");
-    }
+        s.duration(
+            "COST_SNAPSHOT_RETENTION",
+            Duration.ofDays(40),
+            Duration.ofDays(32),
+            Duration.ofDays(400));
     var replicas = new LinkedHashMap<String, Integer>();
     for (var e : pairs(s, "COST_GPU_SHARING_REPLICAS").entrySet()) {
       try {
@@ -129,11 +129,7 @@ public record CostSettings(
   }
 
   private static String oneOf(Settings s, String name, List<String> allowed) {
-    String v = s.string(name, "none").trim().toLowerCase(java.util.Locale.ROOT);
-    if (!allowed.contains(v)) {
-      throw new ConfigException(name + "='" + v + "' is not one of " + allowed);
-    }
-    return v;
+    return s.oneOf(name, "none", allowed);
   }
 
   private static Map<String, String> pairs(Settings s, String name) {
@@ -150,6 +146,30 @@ public record CostSettings(
       out.put(kv[0].trim(), kv[1].trim());
     }
     return out;
+  }
+
+  /**
+   * The clusters one run reports: {@code CLUSTER_NAME} first, then {@code CLUSTER_NAMES}
+   * (comma-separated, blanks ignored, repeats dropped; the same list the drain serves). Every bad
+   * name is refused with its name.
+   */
+  public static List<String> clusterNames(Settings s) {
+    var names = new java.util.LinkedHashSet<String>();
+    names.add(s.required("CLUSTER_NAME").trim());
+    for (String n : s.optional("CLUSTER_NAMES").orElse("").split(",")) {
+      if (!n.isBlank()) {
+        names.add(n.trim());
+      }
+    }
+    for (String n : names) {
+      if (!n.matches("[0-9A-Za-z][A-Za-z0-9_-]{0,99}")) {
+        throw new ConfigException(
+            "cluster name '"
+                + (n.length() > 120 ? n.substring(0, 120) + "..." : n)
+                + "' (CLUSTER_NAME/CLUSTER_NAMES) is not an EKS cluster name");
+      }
+    }
+    return List.copyOf(names);
   }
 
   public static CostSettings defaults(String cluster) {

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.aws.S3BlobStore;
+import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.outcome.MetricsSink;
@@ -14,6 +15,8 @@ import io.gpufleet.cost.aws.Ec2InstanceReader;
 import io.gpufleet.cost.aws.Ec2SpotPriceHistory;
 import io.gpufleet.cost.k8s.FabricClusterReader;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -53,11 +56,16 @@ public final class CostWiring {
   }
 
   static UtilisationSource utilisation(CostSettings settings, AwsClients aws) {
+    return utilisation(settings, aws, settings.clusterName());
+  }
+
+  /** Container Insights is read per cluster (its ClusterName dimension); the others are not. */
+  static UtilisationSource utilisation(CostSettings settings, AwsClients aws, String cluster) {
     return switch (settings.utilisation()) {
       case "container-insights" ->
           new io.gpufleet.cost.aws.ContainerInsightsUtilisation(
               aws.build(software.amazon.awssdk.services.cloudwatch.CloudWatchClient.builder()),
-              settings.clusterName());
+              cluster);
       case "prometheus" ->
           new io.gpufleet.cost.aws.PrometheusUtilisation(
               java.net.URI.create(settings.prometheusUrl()),
@@ -75,6 +83,13 @@ public final class CostWiring {
   public static Wired fromEnvironment() {
     Settings env = Settings.fromEnvironment();
     CostSettings settings = CostSettings.from(env);
+    List<String> clusters = CostSettings.clusterNames(env);
+    if (clusters.size() > 1 && env.optional("KUBE_API_URL").isPresent()) {
+      throw new ConfigException(
+          "KUBE_API_URL names one API server but CLUSTER_NAMES lists "
+              + clusters.size()
+              + " clusters: unset KUBE_API_URL (each cluster is found with EKS DescribeCluster)");
+    }
     String bucket = env.required("REPORT_BUCKET");
     Clock clock = Clock.systemUTC();
     AwsClients aws = AwsClients.fromEnvironment();
@@ -85,19 +100,38 @@ public final class CostWiring {
     MetricsSink metrics = new PowertoolsMetricsSink();
     var reporter = new CostReporter(metrics, sinks.publisher(), sinks.notifier());
     Ec2Client ec2 = aws.build(Ec2Client.builder());
+    // the first cluster at init (as ever); any other on first use, so one unreachable or not yet
+    // granted cluster fails its own report, not the function's init or the other reports
+    var targets = new ArrayList<CostReportService.ClusterTarget>();
+    targets.add(
+        new CostReportService.ClusterTarget(
+            settings.clusterName(),
+            new FabricClusterReader(kube, settings.teamLabel()),
+            utilisation(settings, aws, settings.clusterName())));
+    for (String name : clusters.subList(1, clusters.size())) {
+      targets.add(
+          new CostReportService.ClusterTarget(
+              name,
+              new LazyClusterReader(
+                  name,
+                  () ->
+                      new FabricClusterReader(
+                          KubeClients.fromEnvironment(env, name, () -> aws, clock),
+                          settings.teamLabel())),
+              utilisation(settings, aws, name)));
+    }
     var service =
         new CostReportService(
             settings,
             aws.region().id(),
-            new FabricClusterReader(kube, settings.teamLabel()),
+            targets,
             new Ec2InstanceReader(ec2),
             new Ec2SpotPriceHistory(ec2),
             OnDemandPricing.create(aws, env, Optional.of(store), clock),
             store,
             reporter,
             clock,
-            commitments(settings, aws),
-            utilisation(settings, aws));
+            commitments(settings, aws));
     return new Wired(service, metrics, reporter, settings.clusterName(), kube);
   }
 }

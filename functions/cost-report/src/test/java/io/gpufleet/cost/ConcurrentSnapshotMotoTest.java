@@ -8,6 +8,7 @@ import io.gpufleet.core.aws.S3BlobStore;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.BlobStore;
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.cost.model.InventorySnapshot;
 import io.gpufleet.cost.model.Lifecycle;
 import io.gpufleet.cost.model.NodeRecord;
@@ -115,7 +116,7 @@ class ConcurrentSnapshotMotoTest {
             new Recorders.RecordingMetrics(),
             new Recorders.RecordingPublisher(),
             new Recorders.RecordingNotifier()),
-        new MutableClock(T));
+        new VirtualTime(T).clock());
   }
 
   InventorySnapshot storedSnapshot(String prefix) throws Exception {

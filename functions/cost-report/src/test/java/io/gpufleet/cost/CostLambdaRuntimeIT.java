@@ -136,6 +136,8 @@ class CostLambdaRuntimeIT {
     assertThat(r.invocation().status()).as(String.join("\n", r.output())).isEqualTo(200);
     assertThat(r.body().path("status").asText()).as(r.invocation().body()).isEqualTo("REPORTED");
     assertThat(r.body().path("nodes").asInt()).isEqualTo(instanceIds.size());
+    // one cluster (no DrainAdditionalClusterNames): the answer has no per-cluster list
+    assertThat(r.body().has("clusters")).as(r.invocation().body()).isFalse();
     assertThat(r.aws())
         .anySatisfy(
             c -> {

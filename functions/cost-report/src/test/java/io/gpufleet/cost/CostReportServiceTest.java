@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.MemoryBlobStore;
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.cost.model.CostOutcome;
 import io.gpufleet.cost.model.CostReport;
 import io.gpufleet.cost.model.Lifecycle;
@@ -25,7 +26,8 @@ class CostReportServiceTest {
   static final Instant DAY1 = Instant.parse("2026-11-29T00:00:00Z");
   static final Instant DAY2 = Instant.parse("2026-11-30T00:00:00Z");
 
-  final MutableClock clock = new MutableClock(DAY1);
+  final VirtualTime time = new VirtualTime(DAY1);
+  final java.time.Clock clock = time.clock();
   final Fixtures.FakeCluster cluster = new Fixtures.FakeCluster();
   final Fixtures.FakeEc2 ec2 = new Fixtures.FakeEc2();
   final Fixtures.FakeSpot spot = new Fixtures.FakeSpot();
@@ -49,12 +51,12 @@ class CostReportServiceTest {
   }
 
   CostOutcome snapshotAt(Instant t) {
-    clock.set(t);
+    time.set(t);
     return service().run(new CostReportService.Request(null, null, true), progress::add);
   }
 
   CostOutcome reportAt(Instant t, String window) {
-    clock.set(t);
+    time.set(t);
     return service().run(new CostReportService.Request(window, null, false), progress::add);
   }
 

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.MemoryBlobStore;
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.cost.k8s.FabricClusterReader;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
@@ -216,7 +217,7 @@ class RealApiCostTest {
     spot.price("us-east-1a", "p5.48xlarge", p5Created.minus(Duration.ofDays(1)), "30");
     // the report is made ten hours after the p5 joined
     Instant now = p5Created.plus(Duration.ofHours(10));
-    var clock = new MutableClock(now);
+    var clock = new VirtualTime(now).clock();
     var store = new MemoryBlobStore();
     var metrics = new Recorders.RecordingMetrics();
     var service =

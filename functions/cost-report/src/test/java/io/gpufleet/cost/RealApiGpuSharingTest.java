@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.MemoryBlobStore;
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.cost.k8s.FabricClusterReader;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
@@ -154,7 +155,7 @@ class RealApiGpuSharingTest {
                 new Recorders.RecordingMetrics(),
                 new Recorders.RecordingPublisher(),
                 new Recorders.RecordingNotifier()),
-            new MutableClock(first.plus(Duration.ofHours(6))));
+            new VirtualTime(first.plus(Duration.ofHours(6))).clock());
     service.run(new CostReportService.Request("24h", null, false), m -> {});
     return service.lastReport();
   }

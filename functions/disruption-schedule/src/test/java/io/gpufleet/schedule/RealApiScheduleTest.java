@@ -112,6 +112,10 @@ class RealApiScheduleTest {
               .unmarshal(Json.write(b), io.fabric8.kubernetes.api.model.rbac.RoleBinding.class);
       ns.client().resource(item).forceConflicts().serverSideApply();
     }
+    var identity = ns.cluster().defaultIdentity();
+    if (identity != null) {
+      ns.cluster().awaitAllowed(identity, "create", "", "configmaps", ns.name());
+    }
   }
 
   /**

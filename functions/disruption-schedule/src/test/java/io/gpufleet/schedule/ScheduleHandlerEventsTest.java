@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.model.ScheduleOutcome.Status;
 import io.gpufleet.sim.DemoWorkloads;
@@ -22,8 +23,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,7 +39,8 @@ class ScheduleHandlerEventsTest {
   SimCluster cluster;
   KubernetesClient client;
   SimObjects objects;
-  final SettableClock clock = new SettableClock();
+  final VirtualTime time = new VirtualTime(Instant.EPOCH);
+  final Clock clock = time.clock();
   final Recorders.RecordingMetrics metrics = new Recorders.RecordingMetrics();
   final Recorders.RecordingPublisher publisher = new Recorders.RecordingPublisher();
   ScheduleHandler handler;
@@ -111,7 +111,7 @@ class ScheduleHandlerEventsTest {
     Instant at = Instant.parse(event.path("detail").path("scheduledTime").asText()).plus(shift);
     ((com.fasterxml.jackson.databind.node.ObjectNode) event.get("detail"))
         .put("scheduledTime", at.toString());
-    clock.now = at.plusSeconds(2);
+    time.set(at.plusSeconds(2));
     return invoke(Json.MAPPER.writeValueAsBytes(event));
   }
 
@@ -300,31 +300,12 @@ class ScheduleHandlerEventsTest {
   void shouldRunDryWhenTheTickAsksForIt() throws IOException {
     JsonNode event = read(file("schedule-tick-night.json")).deepCopy();
     ((com.fasterxml.jackson.databind.node.ObjectNode) event.get("detail")).put("dryRun", true);
-    clock.now = Instant.parse("2026-03-30T20:15:02Z");
+    time.set(Instant.parse("2026-03-30T20:15:02Z"));
 
     ScheduleOutcome o = invoke(Json.MAPPER.writeValueAsBytes(event));
 
     assertThat(o.status()).isEqualTo(Status.DRY_RUN);
     assertThat(o.changes()).hasSizeGreaterThan(5);
     assertThat(objects.writes()).isEmpty();
-  }
-
-  static final class SettableClock extends Clock {
-    volatile Instant now = Instant.EPOCH;
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 }

@@ -118,14 +118,8 @@ public record DrainSettings(
     }
 
     static Options from(Settings s) {
-      String effect = s.string("DRAIN_TAINT_EFFECT", "NoSchedule");
-      if (!TAINT_EFFECTS.contains(effect)) {
-        throw new ConfigException(
-            "DRAIN_TAINT_EFFECT='"
-                + effect
-                + "' is not one of "
-                + TAINT_EFFECTS.stream().sorted().toList());
-      }
+      String effect =
+          s.oneOf("DRAIN_TAINT_EFFECT", "NoSchedule", TAINT_EFFECTS.stream().sorted().toList());
       var exclude =
           s.optional("DRAIN_EXCLUDE_NODES")
               .filter(t -> !t.isBlank())
@@ -178,23 +172,22 @@ public record DrainSettings(
             Duration.ofMinutes(10));
 
     static Lifecycle from(Settings s) {
+      // at least 30s: the shortest hook timeout
       Duration heartbeat =
           s.duration(
-              "LIFECYCLE_HEARTBEAT_INTERVAL", DEFAULTS.heartbeatInterval(), Duration.ofHours(1));
-      if (heartbeat.compareTo(Duration.ofSeconds(30)) < 0) {
-        throw new ConfigException(
-            "LIFECYCLE_HEARTBEAT_INTERVAL must be at least 30s (the shortest hook timeout)");
-      }
+              "LIFECYCLE_HEARTBEAT_INTERVAL",
+              DEFAULTS.heartbeatInterval(),
+              Duration.ofSeconds(30),
+              Duration.ofHours(1));
       Duration check =
-          s.duration("LIFECYCLE_CHECK_INTERVAL", DEFAULTS.checkInterval(), Duration.ofMinutes(15));
-      if (check.compareTo(Duration.ofSeconds(10)) < 0) {
-        throw new ConfigException("LIFECYCLE_CHECK_INTERVAL must be at least 10s");
-      }
-      String result = s.string("LIFECYCLE_RESULT_AT_LIMIT", "CONTINUE");
-      if (!result.equals("CONTINUE") && !result.equals("ABANDON")) {
-        throw new ConfigException(
-            "LIFECYCLE_RESULT_AT_LIMIT='" + result + "' is not CONTINUE or ABANDON");
-      }
+          s.duration(
+              "LIFECYCLE_CHECK_INTERVAL",
+              DEFAULTS.checkInterval(),
+              Duration.ofSeconds(10),
+              Duration.ofMinutes(15));
+      String result =
+          s.oneOf(
+              "LIFECYCLE_RESULT_AT_LIMIT", "CONTINUE", java.util.List.of("CONTINUE", "ABANDON"));
       return new Lifecycle(
           heartbeat,
           check,

@@ -10,6 +10,7 @@ import static io.gpufleet.drain.TestPods.critical;
 import static io.gpufleet.drain.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.drain.FakeCluster.Evict;
 import io.gpufleet.drain.FakeCluster.ForceDelete;
 import io.gpufleet.drain.FakeCluster.PodsOnNode;
@@ -37,7 +38,7 @@ class DrainerTest {
   static final Instant START = Instant.parse("2026-11-29T12:00:00Z");
   static final Instant DEADLINE = START.plusSeconds(110);
 
-  final FakeTime time = new FakeTime(START);
+  final VirtualTime time = new VirtualTime(START);
   final FakeCluster cluster = new FakeCluster(time.clock());
 
   DrainSettings settings = DrainSettings.defaults("test-cluster");

@@ -6,6 +6,7 @@ import static io.gpufleet.drain.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.drain.model.EvictionResult;
 import io.gpufleet.drain.model.NodeChange;
 import java.time.Duration;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /** The fake the drainer tests rely on: it fails by default and does what it is scripted to do. */
 class FakeClusterTest {
-  final FakeTime time = new FakeTime(Instant.parse("2026-11-29T12:00:00Z"));
+  final VirtualTime time = new VirtualTime(Instant.parse("2026-11-29T12:00:00Z"));
   final FakeCluster cluster = new FakeCluster(time.clock());
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpufleet.core.event.FleetEvent;
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DrainOutcome.Status;
 import io.gpufleet.drain.model.EvictionResult;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class MultiClusterDrainTest {
   static final Instant START = Instant.parse("2026-12-01T03:00:00Z");
-  final FakeTime time = new FakeTime(START);
+  final VirtualTime time = new VirtualTime(START);
   final FakeCluster blue = new FakeCluster(time.clock());
   final FakeCluster green = new FakeCluster(time.clock());
   final Recorders.RecordingPublisher publisher = new Recorders.RecordingPublisher();

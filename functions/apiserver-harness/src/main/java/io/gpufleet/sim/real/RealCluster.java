@@ -996,6 +996,46 @@ public final class RealCluster implements AutoCloseable {
   // ------------------------------------------------------------------------------- waiting
 
   /**
+   * Waits until the API server's RBAC authorizer lets {@code identity} do {@code verb} on {@code
+   * resource} (group "" for the core group) in {@code namespace}. A RoleBinding just written
+   * reaches the authorizer through its informer a moment later, so a test that binds and then acts
+   * must wait for this (asked as admin with a SubjectAccessReview; the identity itself sends
+   * nothing).
+   */
+  public void awaitAllowed(
+      FunctionIdentity identity, String verb, String group, String resource, String namespace) {
+    var review = new io.fabric8.kubernetes.api.model.GenericKubernetesResource();
+    review.setApiVersion("authorization.k8s.io/v1");
+    review.setKind("SubjectAccessReview");
+    review.setAdditionalProperty(
+        "spec",
+        java.util.Map.of(
+            "user",
+            identity.username(),
+            "groups",
+            identity.groups(),
+            "resourceAttributes",
+            java.util.Map.of(
+                "verb", verb, "group", group, "resource", resource, "namespace", namespace)));
+    var context =
+        new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder()
+            .withGroup("authorization.k8s.io")
+            .withVersion("v1")
+            .withKind("SubjectAccessReview")
+            .withPlural("subjectaccessreviews")
+            .withNamespaced(false)
+            .build();
+    await(
+        identity.function() + " allowed to " + verb + " " + resource + " in " + namespace,
+        Duration.ofSeconds(30),
+        () -> {
+          var answer = admin().genericKubernetesResources(context).resource(review).create();
+          Object status = answer.getAdditionalProperties().get("status");
+          return status instanceof java.util.Map<?, ?> m && Boolean.TRUE.equals(m.get("allowed"));
+        });
+  }
+
+  /**
    * Polls {@code condition} every 100 ms until it holds; fails with {@code what} after {@code
    * timeout}. For waiting on what controllers do (there is no event to wait on for most of it).
    */

@@ -1,11 +1,16 @@
 package io.gpufleet.cost.model;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-/** What one run did: the structured record that is logged, counted, published and returned. */
+/**
+ * What one run did for one cluster: the structured record that is logged, counted, published and
+ * returned. A run over several clusters (CLUSTER_NAMES) answers the first cluster's outcome with
+ * {@code clusters}: every cluster's outcome, in the configured order (absent for one cluster).
+ */
 public record CostOutcome(
     Status status,
     String cluster,
@@ -30,7 +35,8 @@ public record CostOutcome(
     Map<String, Long> priceSources,
     String allocationRule,
     long durationMs,
-    List<String> warnings) {
+    List<String> warnings,
+    @JsonInclude(JsonInclude.Include.NON_NULL) List<CostOutcome> clusters) {
 
   public enum Status {
     /** A report was written. */
@@ -38,7 +44,72 @@ public record CostOutcome(
     /** Only the inventory snapshot was taken (hourly snapshot runs). */
     SNAPSHOT,
     /** The request was invalid; nothing was written. */
-    REJECTED
+    REJECTED,
+    /**
+     * This cluster could not be read or reported (e.g. unreachable, access denied); nothing was
+     * written for it, the other clusters of the run were reported.
+     */
+    FAILED
+  }
+
+  /** The same outcome answering for a run over several clusters. */
+  public CostOutcome withClusters(List<CostOutcome> all) {
+    return new CostOutcome(
+        status,
+        cluster,
+        window,
+        windowStart,
+        windowEnd,
+        message,
+        outputs,
+        currency,
+        totalCost,
+        onDemandEquivalentCost,
+        spotSavings,
+        idleGpuPercent,
+        idleGpuCost,
+        costPerGpuHour,
+        projectedMonthTotal,
+        nodes,
+        pods,
+        nodesWithoutEc2Match,
+        unpricedNodes,
+        pricingApiCalls,
+        priceSources,
+        allocationRule,
+        durationMs,
+        warnings,
+        List.copyOf(all));
+  }
+
+  public static CostOutcome failed(
+      String cluster, ReportWindow w, String message, long durationMs, List<String> warnings) {
+    return new CostOutcome(
+        Status.FAILED,
+        cluster,
+        w == null ? null : w.spec(),
+        w == null ? null : w.start(),
+        w == null ? null : w.end(),
+        message,
+        Map.of(),
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        Map.of(),
+        null,
+        durationMs,
+        List.copyOf(warnings),
+        null);
   }
 
   public static CostOutcome rejected(String cluster, String message) {
@@ -66,6 +137,7 @@ public record CostOutcome(
         Map.of(),
         null,
         0,
-        List.of());
+        List.of(),
+        null);
   }
 }

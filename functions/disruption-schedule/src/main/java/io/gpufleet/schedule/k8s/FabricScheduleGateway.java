@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.core.k8s.KubeEvents;
 import io.gpufleet.schedule.ClusterPort;
 import io.gpufleet.schedule.Planner;
 import io.gpufleet.schedule.model.ObjectRef;
@@ -24,7 +25,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -544,33 +544,20 @@ public final class FabricScheduleGateway implements ClusterPort {
 
   @Override
   public void recordEvent(ObjectRef ref, boolean warning, String reason, String message) {
-    String ns = ref.namespace() == null ? "default" : ref.namespace();
-    String now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
-    var event =
-        new EventBuilder()
-            .withNewMetadata()
-            .withName(
-                ref.name() + "." + UUID.randomUUID().toString().substring(0, 13).replace("-", ""))
-            .withNamespace(ns)
-            .endMetadata()
-            .withInvolvedObject(
-                new ObjectReferenceBuilder()
-                    .withApiVersion(ref.apiVersion())
-                    .withKind(ref.kind())
-                    .withName(ref.name())
-                    .withNamespace(ref.namespace())
-                    .withUid(ref.uid())
-                    .build())
-            .withType(warning ? "Warning" : "Normal")
-            .withReason(reason)
-            .withMessage(message.length() > 1000 ? message.substring(0, 1000) : message)
-            .withNewSource()
-            .withComponent("gpufleet-disruption-schedule")
-            .endSource()
-            .withFirstTimestamp(now)
-            .withLastTimestamp(now)
-            .withCount(1)
-            .build();
-    client.v1().events().inNamespace(ns).resource(event).create();
+    KubeEvents.record(
+        client,
+        clock.instant(),
+        "gpufleet-disruption-schedule",
+        ref.namespace() == null ? "default" : ref.namespace(),
+        new ObjectReferenceBuilder()
+            .withApiVersion(ref.apiVersion())
+            .withKind(ref.kind())
+            .withName(ref.name())
+            .withNamespace(ref.namespace())
+            .withUid(ref.uid())
+            .build(),
+        warning,
+        reason,
+        message);
   }
 }

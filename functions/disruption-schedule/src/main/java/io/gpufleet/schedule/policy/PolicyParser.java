@@ -533,19 +533,12 @@ public final class PolicyParser {
 
   /** "1h30m" style durations (hours, minutes, seconds). */
   public static Duration parseGoDuration(String text) {
-    Matcher part = Pattern.compile("(\\d+)(h|m|s)").matcher(text);
-    Duration d = Duration.ZERO;
-    while (part.find()) {
-      long n = Long.parseLong(part.group(1));
-      d =
-          d.plus(
-              switch (part.group(2)) {
-                case "h" -> Duration.ofHours(n);
-                case "m" -> Duration.ofMinutes(n);
-                default -> Duration.ofSeconds(n);
-              });
+    try {
+      return io.gpufleet.core.time.Durations.parse(text);
+    } catch (IllegalArgumentException e) {
+      // the schema has reported the text (with its path); the semantic checks go on without it
+      return Duration.ZERO;
     }
-    return d;
   }
 
   private static String unknownWindow(String name, Set<String> known) {

@@ -1,204 +1,26 @@
 package io.gpufleet.schedule.policy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.networknt.schema.Error;
-import com.networknt.schema.Schema;
-import com.networknt.schema.SchemaLocation;
-import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.dialect.Dialect;
-import com.networknt.schema.dialect.Dialects;
-import com.networknt.schema.keyword.NonValidationKeyword;
-import com.networknt.schema.path.NodePath;
-import io.gpufleet.core.json.Json;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import io.gpufleet.core.json.DocumentSchema;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
- * The structural half of policy validation: {@code schemas/schedule-policy.schema.json} (copied
- * onto the classpath by the build), loaded once per JVM and turned into "path: message" problems. A
- * schema object's {@code errorMessage} / {@code patternErrorMessage} (the keywords editors show
- * too) words the message, placed after the offending value; {@code required} and {@code
- * additionalProperties} are worded here.
+ * The structural half of policy validation: {@code schemas/schedule-policy.schema.json} (see {@link
+ * DocumentSchema}).
  */
 final class PolicySchema {
   static final String RESOURCE = "schemas/schedule-policy.schema.json";
-  private static final JsonNode RAW = load(RESOURCE);
-  // draft 2020-12 plus the two message keywords editors read (VS Code, yaml-language-server);
-  // declared so the validator neither warns about them nor treats them as assertions
-  private static final Schema SCHEMA =
-      SchemaRegistry.withDefaultDialect(
-              Dialect.builder(Dialects.getDraft202012())
-                  .keyword(new NonValidationKeyword("errorMessage"))
-                  .keyword(new NonValidationKeyword("patternErrorMessage"))
-                  .build())
-          .getSchema(SchemaLocation.of(RAW.path("$id").asText()), RAW);
-  private static final Set<String> STEPS = Set.of("allOf", "anyOf", "oneOf");
+  private static final DocumentSchema SCHEMA = DocumentSchema.load(RESOURCE);
 
   private PolicySchema() {}
 
-  /** Every structural problem of {@code document}, in document order, one per path and cause. */
+  /** Every structural problem of the policy {@code document}, in document order. */
   static List<String> problems(JsonNode document) {
-    var out = new LinkedHashSet<String>();
-    for (Error e : SCHEMA.validate(document)) {
-      out.add(problem(e));
-    }
-    return new ArrayList<>(out);
+    return SCHEMA.problems(document);
   }
 
-  private static String problem(Error e) {
-    String path = path(e.getInstanceLocation());
-    String keyword = e.getKeyword();
-    if ("required".equals(keyword)) {
-      return join(path, e.getProperty()) + ": is required";
-    }
-    List<Object> at = segments(e.getSchemaLocation().getFragment());
-    if ("propertyNames".equals(keyword)) {
-      JsonNode names = owner(at).path("propertyNames");
-      if (names.path("$ref").asText().startsWith("#/")) {
-        names = RAW.at(names.path("$ref").asText().substring(1));
-      }
-      return join(path, e.getProperty())
-          + ": '"
-          + e.getProperty()
-          + "' "
-          + names.path("errorMessage").asText("is not an allowed name");
-    }
-    if ("additionalProperties".equals(keyword)
-        && owner(at).path("additionalProperties").isBoolean()) {
-      var known = new TreeSet<String>();
-      owner(at).path("properties").fieldNames().forEachRemaining(known::add);
-      known.remove("$schema");
-      return join(path, e.getProperty())
-          + ": unknown field (known: "
-          + String.join(", ", known)
-          + ")";
-    }
-    String message = message(at, keyword);
-    JsonNode value = e.getInstanceNode();
-    if (message == null) {
-      message = generic(e, owner(at).path(keyword));
-    } else if (value != null && value.isValueNode() && !value.isNull()) {
-      message = "'" + value.asText() + "' " + message;
-    }
-    return (path.isEmpty() ? "(document)" : path) + ": " + message;
-  }
-
-  /** The wording for a failed keyword: the nearest errorMessage through allOf/anyOf/oneOf/not. */
-  private static String message(List<Object> at, String keyword) {
-    var steps = new ArrayList<>(at.subList(0, Math.max(0, at.size() - 1)));
-    while (true) {
-      JsonNode s = node(steps);
-      if ("pattern".equals(keyword) && s.path("patternErrorMessage").isTextual()) {
-        return s.path("patternErrorMessage").asText();
-      }
-      if (s.path("errorMessage").isTextual()) {
-        return s.path("errorMessage").asText();
-      }
-      int n = steps.size();
-      if (n >= 1 && "not".equals(steps.get(n - 1))) {
-        steps.remove(n - 1);
-      } else if (n >= 2
-          && steps.get(n - 1) instanceof Integer
-          && STEPS.contains(steps.get(n - 2))) {
-        steps.subList(n - 2, n).clear();
-      } else {
-        return null;
-      }
-    }
-  }
-
-  private static String generic(Error e, JsonNode arg) {
-    JsonNode v = e.getInstanceNode();
-    String got =
-        v == null || !v.isValueNode()
-            ? ""
-            : v.isNumber() ? ", got " + v.asText() : ", got '" + v.asText() + "'";
-    return switch (e.getKeyword()) {
-      case "type" -> "must be " + typeNames(arg) + got;
-      case "minimum" -> "must be at least " + arg.asText() + got;
-      case "maximum" -> "must be at most " + arg.asText() + got;
-      case "minItems" -> "must list at least " + arg.asText();
-      case "maxItems" -> "must list at most " + arg.asText();
-      case "minLength" -> "must be a non-empty string";
-      case "minProperties" -> "must not be empty";
-      default -> {
-        String m = e.getMessage();
-        yield m.startsWith(": ") ? m.substring(2) : m;
-      }
-    };
-  }
-
-  private static String typeNames(JsonNode types) {
-    var names = new ArrayList<String>();
-    (types.isArray() ? types : Json.MAPPER.createArrayNode().add(types))
-        .forEach(
-            t ->
-                names.add(
-                    switch (t.asText()) {
-                      case "object" -> "a mapping";
-                      case "array" -> "a list";
-                      case "integer" -> "a whole number";
-                      case "number" -> "a number";
-                      case "boolean" -> "true or false";
-                      default -> "a " + t.asText().toLowerCase(Locale.ROOT);
-                    }));
-    return String.join(" or ", names);
-  }
-
-  /** The schema object holding a failed keyword (its location minus the keyword). */
-  private static JsonNode owner(List<Object> at) {
-    return node(at.subList(0, Math.max(0, at.size() - 1)));
-  }
-
-  private static JsonNode node(List<Object> steps) {
-    JsonNode n = RAW;
-    for (Object s : steps) {
-      n = s instanceof Integer i ? n.path(i) : n.path((String) s);
-    }
-    return n;
-  }
-
-  private static List<Object> segments(NodePath p) {
-    var out = new ArrayList<>();
-    for (int i = 0; p != null && i < p.getNameCount(); i++) {
-      out.add(p.getElement(i));
-    }
-    return out;
-  }
-
-  /** "nodePools[0].windows.off-hours.budgets[1].nodes", the way the parser names places. */
-  static String path(NodePath p) {
-    var sb = new StringBuilder();
-    for (Object s : segments(p)) {
-      if (s instanceof Integer i) {
-        sb.append('[').append(i).append(']');
-      } else {
-        sb.append(sb.isEmpty() ? "" : ".").append(s);
-      }
-    }
-    return sb.toString();
-  }
-
-  private static String join(String path, String field) {
-    return path.isEmpty() ? field : path + "." + field;
-  }
-
-  private static JsonNode load(String resource) {
-    try (InputStream in = PolicySchema.class.getClassLoader().getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalStateException(
-            resource + " is not on the classpath (the build copies it)");
-      }
-      return Json.MAPPER.readTree(in);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  static Dialect dialect() {
+    return DocumentSchema.dialect();
   }
 }

@@ -31,7 +31,10 @@ class PolicySchemaTest {
   static final Path ROOT = Path.of("../..");
   static final Path PUBLISHED = ROOT.resolve("schemas/schedule-policy.schema.json");
 
-  /** Every policy the repository shows a reader: deploy/policy/, README's yaml blocks. */
+  /**
+   * Every policy the repository shows a reader: deploy/policy/, docs/disruption-schedule.md's yaml
+   * blocks.
+   */
   static Stream<String> examples() throws IOException {
     var out = new ArrayList<String>();
     try (var files = Files.list(ROOT.resolve("deploy/policy"))) {
@@ -39,12 +42,12 @@ class PolicySchemaTest {
         out.add(f.toString());
       }
     }
-    String readme = Files.readString(ROOT.resolve("README.md"));
+    String readme = Files.readString(ROOT.resolve("docs/disruption-schedule.md"));
     var block = Pattern.compile("```yaml\n(.*?)```", Pattern.DOTALL).matcher(readme);
     int i = 0;
     while (block.find()) {
       if (block.group(1).contains("defaultWindow:")) {
-        out.add("README.md#yaml-" + i++);
+        out.add("docs/disruption-schedule.md#yaml-" + i++);
       }
     }
     assertThat(out).as("examples found").hasSizeGreaterThanOrEqualTo(2);
@@ -52,13 +55,13 @@ class PolicySchemaTest {
   }
 
   static String text(String example) throws IOException {
-    if (!example.startsWith("README.md#yaml-")) {
+    if (!example.startsWith("docs/disruption-schedule.md#yaml-")) {
       return Files.readString(Path.of(example));
     }
-    int wanted = Integer.parseInt(example.substring("README.md#yaml-".length()));
+    int wanted = Integer.parseInt(example.substring("docs/disruption-schedule.md#yaml-".length()));
     var block =
         Pattern.compile("```yaml\n(.*?)```", Pattern.DOTALL)
-            .matcher(Files.readString(ROOT.resolve("README.md")));
+            .matcher(Files.readString(ROOT.resolve("docs/disruption-schedule.md")));
     int i = 0;
     while (block.find()) {
       if (block.group(1).contains("defaultWindow:") && i++ == wanted) {
@@ -248,5 +251,27 @@ class PolicySchemaTest {
         .isEqualTo("3");
     assertThat(List.of(PolicyParser.parse(MINIMAL.replace("mon-fri", "Monday-FRI"), "p").windows()))
         .hasSize(1);
+  }
+
+  /**
+   * The lean dialect is the validator's draft 2020-12 minus its format checkers, which it skips.
+   */
+  @Test
+  void shouldValidateWithDraft202012LessTheUnusedFormatCheckers() throws IOException {
+    var standard = com.networknt.schema.dialect.Dialects.getDraft202012();
+    var lean = PolicySchema.dialect();
+    assertThat(lean.getId()).isEqualTo(standard.getId());
+    assertThat(lean.getIdKeyword()).isEqualTo(standard.getIdKeyword());
+    assertThat(lean.getSpecificationVersion()).isEqualTo(standard.getSpecificationVersion());
+    assertThat(lean.getVocabularies()).isEqualTo(standard.getVocabularies());
+    var expected = new java.util.TreeSet<>(standard.getKeywords().keySet());
+    expected.addAll(List.of("errorMessage", "patternErrorMessage"));
+    assertThat(new java.util.TreeSet<>(lean.getKeywords().keySet())).isEqualTo(expected);
+    // the schema must not rely on what the lean dialect leaves out
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(PolicySchema.RESOURCE)) {
+      assertThat(Json.MAPPER.readTree(in).findValues("format"))
+          .as("PolicySchema.dialect() has no format checkers: add them before using format")
+          .isEmpty();
+    }
   }
 }

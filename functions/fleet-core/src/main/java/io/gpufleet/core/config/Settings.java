@@ -1,39 +1,97 @@
 package io.gpufleet.core.config;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Typed reads of configuration (environment variables in Lambda, flags in the CLI). Every bad value
  * fails with the variable's name, the value and what was expected.
  */
 public final class Settings {
+  /**
+   * One read of a variable as the code makes it: its kind ({@code string}, {@code required}, {@code
+   * bool}, {@code integer}, {@code duration}, {@code one-of}), the fallback when unset (null: none)
+   * and the values it accepts (null: any). The environment reference (docs/environment.md) is
+   * generated from these.
+   */
+  public record Read(String name, String kind, String fallback, String accepts) {}
+
+  private static final ThreadLocal<Settings> ENVIRONMENT = new ThreadLocal<>();
+
   private final Map<String, String> values;
+  private final Consumer<Read> reads;
 
   public Settings(Map<String, String> values) {
+    this(values, read -> {});
+  }
+
+  /** Settings over {@code values} that report every read to {@code reads}. */
+  public Settings(Map<String, String> values, Consumer<Read> reads) {
     this.values = Map.copyOf(values);
+    this.reads = reads;
   }
 
+  /** The process environment (or, inside {@link #withEnvironment}, the given settings). */
   public static Settings fromEnvironment() {
-    return new Settings(System.getenv());
+    Settings given = ENVIRONMENT.get();
+    return given != null ? given : new Settings(System.getenv());
   }
 
-  public Optional<String> optional(String name) {
+  /**
+   * Runs {@code body} on this thread with {@link #fromEnvironment()} answering {@code settings}:
+   * how the environment reference loads each function's wiring from its template environment.
+   */
+  public static <T> T withEnvironment(Settings settings, Supplier<T> body) {
+    Settings before = ENVIRONMENT.get();
+    ENVIRONMENT.set(settings);
+    try {
+      return body.get();
+    } finally {
+      ENVIRONMENT.set(before);
+    }
+  }
+
+  private Optional<String> value(String name, String kind, Object fallback, String accepts) {
+    reads.accept(new Read(name, kind, fallback == null ? null : String.valueOf(fallback), accepts));
     String value = values.get(name);
     return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.trim());
   }
 
+  public Optional<String> optional(String name) {
+    return value(name, "string", null, null);
+  }
+
   public String string(String name, String fallback) {
-    return optional(name).orElse(fallback);
+    return value(name, "string", fallback, null).orElse(fallback);
   }
 
   public String required(String name) {
-    return optional(name).orElseThrow(() -> new ConfigException(name + " is required but not set"));
+    return value(name, "required", null, null)
+        .orElseThrow(() -> new ConfigException(name + " is required but not set"));
+  }
+
+  /** One of {@code allowed} (compared as given, after trimming), or {@code fallback} when unset. */
+  public String oneOf(String name, String fallback, List<String> allowed) {
+    String v = value(name, "one-of", fallback, String.join(" | ", allowed)).orElse(fallback);
+    if (!allowed.contains(v)) {
+      throw new ConfigException(
+          name
+              + "='"
+              + v
+              + "' is not "
+              + (allowed.size() == 2
+                  ? allowed.get(0) + " or " + allowed.get(1)
+                  : "one of " + allowed));
+    }
+    return v;
   }
 
   public boolean bool(String name, boolean fallback) {
-    var value = optional(name);
+    var value = value(name, "bool", fallback, "true | false (also yes/no, 1/0, on/off)");
     if (value.isEmpty()) {
       return fallback;
     }
@@ -45,7 +103,7 @@ public final class Settings {
   }
 
   public int integer(String name, int fallback, int min, int max) {
-    var value = optional(name);
+    var value = value(name, "integer", fallback, min + ".." + max);
     if (value.isEmpty()) {
       return fallback;
     }
@@ -63,7 +121,12 @@ public final class Settings {
 
   /** Seconds as a whole number ("15"), or a duration like "15s", "2m", "500ms". */
   public Duration duration(String name, Duration fallback, Duration max) {
-    var value = optional(name);
+    return duration(name, fallback, Duration.ZERO, max);
+  }
+
+  /** As {@link #duration(String, Duration, Duration)}, at least {@code min}. */
+  public Duration duration(String name, Duration fallback, Duration min, Duration max) {
+    var value = value(name, "duration", format(fallback), format(min) + ".." + format(max));
     if (value.isEmpty()) {
       return fallback;
     }
@@ -71,26 +134,35 @@ public final class Settings {
     if (parsed.isNegative() || parsed.compareTo(max) > 0) {
       throw new ConfigException(name + "='" + value.get() + "' must be between 0 and " + max);
     }
+    if (parsed.compareTo(min) < 0) {
+      throw new ConfigException(name + "='" + value.get() + "' must be at least " + format(min));
+    }
     return parsed;
   }
 
-  static Duration parseDuration(String name, String text) {
-    var m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)?").matcher(text);
-    if (!m.matches()) {
-      throw new ConfigException(
-          name + "='" + text + "' is not a duration (examples: 15, 15s, 2m, 500ms)");
+  /** A duration the way {@link #duration} reads it: "90s", "15m", "48h", "500ms", "0s". */
+  public static String format(Duration d) {
+    if (d == null) {
+      return null;
     }
-    String unit = m.group(2) == null ? "s" : m.group(2);
+    long ms = d.toMillis();
+    if (ms % 3_600_000 == 0 && ms > 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0 && ms > 0) {
+      return ms / 60_000 + "m";
+    }
+    if (ms % 1000 == 0) {
+      return ms / 1000 + "s";
+    }
+    return ms + "ms";
+  }
+
+  static Duration parseDuration(String name, String text) {
     try {
-      long n = Long.parseLong(m.group(1));
-      return switch (unit) {
-        case "ms" -> Duration.ofMillis(n);
-        case "m" -> Duration.ofMinutes(n);
-        case "h" -> Duration.ofHours(n);
-        default -> Duration.ofSeconds(n);
-      };
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new ConfigException(name + "='" + text + "' is too large to be a duration");
+      return io.gpufleet.core.time.Durations.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(name + "=" + e.getMessage());
     }
   }
 }

@@ -11,12 +11,16 @@ import software.amazon.lambda.powertools.metrics.model.MetricUnit;
  */
 public final class PowertoolsMetricsSink implements MetricsSink {
   private final Metrics metrics = MetricsFactory.getMetricsInstance();
+  private final String namespace;
 
   public PowertoolsMetricsSink() {
     metrics.setRaiseOnEmptyMetrics(false);
-    String namespace = System.getenv("POWERTOOLS_METRICS_NAMESPACE");
-    if (namespace == null || namespace.isBlank()) {
-      metrics.setNamespace("GpuFleetOps");
+    // Powertools reads the variable itself; the default is ours
+    namespace =
+        io.gpufleet.core.config.Settings.fromEnvironment()
+            .string("POWERTOOLS_METRICS_NAMESPACE", "GpuFleetOps");
+    if (namespace.equals("GpuFleetOps")) {
+      metrics.setNamespace(namespace);
     }
   }
 
@@ -29,13 +33,7 @@ public final class PowertoolsMetricsSink implements MetricsSink {
   @Override
   public void add(String name, double value, Unit unit, java.util.Map<String, String> dimensions) {
     try {
-      String namespace = System.getenv("POWERTOOLS_METRICS_NAMESPACE");
-      metrics.flushSingleMetric(
-          name,
-          value,
-          unit(unit),
-          namespace == null || namespace.isBlank() ? "GpuFleetOps" : namespace,
-          DimensionSet.of(dimensions));
+      metrics.flushSingleMetric(name, value, unit(unit), namespace, DimensionSet.of(dimensions));
     } catch (RuntimeException e) {
       System.err.println("gpufleet: could not write metric " + name + ": " + e);
     }

@@ -198,7 +198,9 @@ class SettingsTest {
               () -> with("SAFETY_MARGIN", value).duration("SAFETY_MARGIN", Duration.ZERO, MAX))
           .isInstanceOf(ConfigException.class)
           .hasMessage(
-              "SAFETY_MARGIN='" + value + "' is not a duration (examples: 15, 15s, 2m, 500ms)");
+              "SAFETY_MARGIN='"
+                  + value
+                  + "' is not a duration (examples: 15, 15s, 2m, 1h30m, 500ms)");
     }
 
     @ParameterizedTest

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 class TrimmedPluginCacheTest {
   static final String CACHE =
       "META-INF/org/apache/logging/log4j/core/config/plugins/Log4j2Plugins.dat";
+  static final String TEMPLATE = "LambdaJsonLayout.json";
   static final Path COMMITTED = Path.of("src/main/resources").resolve(CACHE);
 
   /** Category → plugin keys kept; a category mapped to an empty set keeps all its plugins. */
@@ -50,8 +51,31 @@ class TrimmedPluginCacheTest {
                   "properties",
                   "property"),
           "lookup", Set.of("env", "sys"),
-          "typeconverter", Set.of(),
-          "jsontemplateresolverfactory", Set.of(),
+          // log4j loads every converter and resolver factory listed at start-up (~75 classes):
+          // keep the converters of the attribute types the configuration's plugins declare (the
+          // eight primitive wrappers must all be present: the registry aliases the primitive types
+          // to them), and the resolvers LambdaJsonLayout.json names
+          "typeconverter",
+              Set.of(
+                  "boolean",
+                  "byte",
+                  "character",
+                  "double",
+                  "float",
+                  "integer",
+                  "long",
+                  "short",
+                  "charset",
+                  "level",
+                  "string",
+                  "recyclerfactoryconverter"),
+          "jsontemplateresolverfactory",
+              Set.of(
+                  "levelresolverfactory",
+                  "messageresolverfactory",
+                  "exceptionresolverfactory",
+                  "timestampresolverfactory",
+                  "powertoolsresolverfactory"),
           "jsontemplateresolverinterceptor", Set.of());
 
   @Test
@@ -78,6 +102,97 @@ class TrimmedPluginCacheTest {
         .containsKeys(
             "powertoolsresolverfactory", "timestampresolverfactory", "levelresolverfactory");
     assertThat(cache.getCategory("typeconverter")).containsKeys("level", "string", "boolean");
+  }
+
+  @Test
+  void shouldKeepTheResolverOfEveryFieldOfThePowertoolsTemplate() throws IOException {
+    var names = new java.util.TreeSet<String>();
+    try (var in = TrimmedPluginCacheTest.class.getClassLoader().getResourceAsStream(TEMPLATE)) {
+      assertThat(in).as(TEMPLATE).isNotNull();
+      new com.fasterxml.jackson.databind.ObjectMapper()
+          .readTree(in)
+          .findValues("$resolver")
+          .forEach(n -> names.add(n.asText().toLowerCase(java.util.Locale.ROOT)));
+    }
+    assertThat(names).contains("powertools", "timestamp", "level", "message", "exception");
+    for (String name : names) {
+      assertThat(KEEP.get("jsontemplateresolverfactory")).contains(name + "resolverfactory");
+    }
+  }
+
+  @Test
+  void shouldKeepAConverterForEveryAttributeTypeOfTheKeptPlugins() throws Exception {
+    var cache = new PluginCache();
+    cache.loadCacheFiles(Collections.enumeration(List.of(COMMITTED.toUri().toURL())));
+    var supported = new java.util.ArrayList<Class<?>>();
+    for (PluginEntry e : cache.getCategory("typeconverter").values()) {
+      for (var t : Class.forName(e.getClassName()).getGenericInterfaces()) {
+        if (t instanceof java.lang.reflect.ParameterizedType p
+            && p.getRawType()
+                == org.apache.logging.log4j.core.config.plugins.convert.TypeConverter.class
+            && p.getActualTypeArguments()[0] instanceof Class<?> c) {
+          supported.add(c);
+        }
+      }
+    }
+    var types = new java.util.LinkedHashMap<String, Class<?>>();
+    for (var category : List.of("core", "jsontemplateresolverfactory")) {
+      for (PluginEntry e : cache.getCategory(category).values()) {
+        attributeTypes(Class.forName(e.getClassName()), e.getKey(), types);
+      }
+    }
+    assertThat(types).isNotEmpty();
+    types.forEach(
+        (where, type) -> {
+          Class<?> boxed = box(type);
+          boolean ok =
+              boxed.isEnum() || supported.stream().anyMatch(c -> boxed.isAssignableFrom(c));
+          assertThat(ok).as("no type converter kept for %s (%s)", where, type).isTrue();
+        });
+  }
+
+  /**
+   * The types of the plugin's attributes: factory-method parameters and builder fields (builders
+   * reached through the builder factory method, and their superclasses).
+   */
+  private static void attributeTypes(Class<?> plugin, String key, Map<String, Class<?>> out) {
+    var queue = new java.util.ArrayDeque<Class<?>>(List.of(plugin));
+    var seen = new java.util.HashSet<Class<?>>();
+    while (!queue.isEmpty()) {
+      Class<?> c = queue.poll();
+      if (c == null || c == Object.class || !seen.add(c)) {
+        continue;
+      }
+      queue.add(c.getSuperclass());
+      for (var m : c.getDeclaredMethods()) {
+        if (m.isAnnotationPresent(
+            org.apache.logging.log4j.core.config.plugins.PluginBuilderFactory.class)) {
+          queue.add(m.getReturnType());
+        }
+        if (m.isAnnotationPresent(
+            org.apache.logging.log4j.core.config.plugins.PluginFactory.class)) {
+          for (var p : m.getParameters()) {
+            if (p.isAnnotationPresent(
+                org.apache.logging.log4j.core.config.plugins.PluginAttribute.class)) {
+              out.put(key + "." + p.getName(), p.getType());
+            }
+          }
+        }
+      }
+      for (var f : c.getDeclaredFields()) {
+        if (f.isAnnotationPresent(
+            org.apache.logging.log4j.core.config.plugins.PluginBuilderAttribute.class)) {
+          out.put(key + "." + c.getSimpleName() + "." + f.getName(), f.getType());
+        }
+      }
+    }
+  }
+
+  private static Class<?> box(Class<?> t) {
+    if (!t.isPrimitive()) {
+      return t;
+    }
+    return java.lang.invoke.MethodType.methodType(t).wrap().returnType();
   }
 
   private static byte[] trimmed() throws IOException {

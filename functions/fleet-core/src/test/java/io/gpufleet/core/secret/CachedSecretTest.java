@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.time.VirtualTime;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -34,27 +34,9 @@ class CachedSecretTest {
     }
   }
 
-  static final class SteppingClock extends Clock {
-    Instant now = Instant.parse("2026-12-01T03:00:00Z");
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public java.time.ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-  }
-
   final FakeStore store = new FakeStore();
-  final SteppingClock clock = new SteppingClock();
+  final VirtualTime time = new VirtualTime(Instant.parse("2026-12-01T03:00:00Z"));
+  final Clock clock = time.clock();
 
   @Test
   void shouldNotReadTheStoreUntilFirstUse() {
@@ -74,10 +56,10 @@ class CachedSecretTest {
 
     // When / Then
     assertThat(secret.get()).isEqualTo("first");
-    clock.now = clock.now.plus(Duration.ofMinutes(4).plusSeconds(59));
+    time.advance(Duration.ofMinutes(4).plusSeconds(59));
     assertThat(secret.get()).isEqualTo("first");
     assertThat(store.reads).hasSize(1);
-    clock.now = clock.now.plusSeconds(1);
+    time.advance(Duration.ofSeconds(1));
     assertThat(secret.get()).isEqualTo("rotated");
     assertThat(store.reads).containsExactly(REF, REF);
   }

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.core.k8s.KubeEvents;
 import io.gpufleet.core.k8s.LabelSelectors;
 import io.gpufleet.drain.ClusterPort;
 import io.gpufleet.drain.InstanceDirectory;
@@ -31,7 +32,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -501,30 +501,19 @@ public final class FabricClusterGateway implements ClusterPort {
 
   @Override
   public void recordNodeEvent(String nodeName, boolean warning, String reason, String message) {
-    String now = Instant.now().toString();
-    var event =
-        new EventBuilder()
-            .withNewMetadata()
-            .withName(nodeName + "." + UUID.randomUUID().toString().substring(0, 8))
-            .withNamespace("default")
-            .endMetadata()
-            .withInvolvedObject(
-                new ObjectReferenceBuilder()
-                    .withKind("Node")
-                    .withName(nodeName)
-                    .withApiVersion("v1")
-                    .build())
-            .withType(warning ? "Warning" : "Normal")
-            .withReason(reason)
-            .withMessage(message.length() > 1000 ? message.substring(0, 1000) : message)
-            .withNewSource()
-            .withComponent("gpufleet-interruption-drain")
-            .endSource()
-            .withFirstTimestamp(now)
-            .withLastTimestamp(now)
-            .withCount(1)
-            .build();
-    client.v1().events().inNamespace("default").resource(event).create();
+    KubeEvents.record(
+        client,
+        Instant.now(),
+        "gpufleet-interruption-drain",
+        "default",
+        new ObjectReferenceBuilder()
+            .withKind("Node")
+            .withName(nodeName)
+            .withApiVersion("v1")
+            .build(),
+        warning,
+        reason,
+        message);
   }
 
   private static String text(io.fabric8.kubernetes.api.model.IntOrString v) {

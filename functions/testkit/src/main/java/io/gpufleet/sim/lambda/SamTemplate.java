@@ -1,5 +1,6 @@
 package io.gpufleet.sim.lambda;
 
+import io.gpufleet.core.json.CfnYaml;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,14 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.AbstractConstruct;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
-import org.yaml.snakeyaml.nodes.MappingNode;
-import org.yaml.snakeyaml.nodes.Node;
-import org.yaml.snakeyaml.nodes.ScalarNode;
-import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
  * A SAM template read the way CloudFormation evaluates what a function gets: {@code Globals} merged
@@ -69,10 +62,7 @@ public final class SamTemplate {
 
   public static SamTemplate load(Path path) {
     try {
-      var yaml = new Yaml(new CfnConstructor());
-      @SuppressWarnings("unchecked")
-      Map<String, Object> root = yaml.load(Files.readString(path));
-      return new SamTemplate(path, root);
+      return new SamTemplate(path, CfnYaml.load(Files.readString(path)));
     } catch (IOException e) {
       throw new IllegalStateException("cannot read " + path + ": " + e.getMessage(), e);
     }
@@ -344,31 +334,6 @@ public final class SamTemplate {
         return l;
       }
       throw new IllegalStateException(path + ": " + where + ": expected a list: " + o);
-    }
-  }
-
-  /** Short-form intrinsic tags ({@code !Ref X}, {@code !If [..]}) as their long-form maps. */
-  private static final class CfnConstructor extends SafeConstructor {
-    CfnConstructor() {
-      super(new LoaderOptions());
-      this.yamlMultiConstructors.put("!", new Intrinsic());
-    }
-
-    private final class Intrinsic extends AbstractConstruct {
-      @Override
-      public Object construct(Node node) {
-        String tag = node.getTag().getValue().substring(1);
-        String key = tag.equals("Ref") || tag.equals("Condition") ? tag : "Fn::" + tag;
-        Object value;
-        if (node instanceof ScalarNode s) {
-          value = constructScalar(s);
-        } else if (node instanceof SequenceNode s) {
-          value = constructSequence(s);
-        } else {
-          value = constructMapping((MappingNode) node);
-        }
-        return Map.of(key, value);
-      }
     }
   }
 }

@@ -43,11 +43,10 @@ public final class AwsClients {
    * a {@link RenewableCredentialsProvider}, so a SnapStart restore drops what it resolved in INIT.
    */
   public static AwsClients fromEnvironment() {
-    String regionName = System.getenv("AWS_REGION");
-    if (regionName == null || regionName.isBlank()) {
-      regionName = System.getenv("AWS_DEFAULT_REGION");
-    }
-    if (regionName == null || regionName.isBlank()) {
+    var env = io.gpufleet.core.config.Settings.fromEnvironment();
+    var fallback = env.optional("AWS_DEFAULT_REGION");
+    String regionName = env.optional("AWS_REGION").or(() -> fallback).orElse(null);
+    if (regionName == null) {
       throw new io.gpufleet.core.config.ConfigException(
           "AWS_REGION is not set: pass --region or export AWS_REGION");
     }

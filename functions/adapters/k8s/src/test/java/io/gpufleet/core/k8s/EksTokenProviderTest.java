@@ -2,6 +2,7 @@ package io.gpufleet.core.k8s;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpufleet.core.time.VirtualTime;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -129,7 +130,8 @@ class EksTokenProviderTest {
 
   @Nested
   class Refresh {
-    private final MutableClock clock = new MutableClock(NOW);
+    private final VirtualTime time = new VirtualTime(NOW);
+    private final Clock clock = time.clock();
     private final EksTokenProvider provider = provider("prod-gpu", clock);
 
     @Test
@@ -138,7 +140,7 @@ class EksTokenProviderTest {
       var first = provider.get();
 
       // When
-      clock.advance(EksTokenProvider.REFRESH_AFTER.minusSeconds(1));
+      time.advance(EksTokenProvider.REFRESH_AFTER.minusSeconds(1));
       var beforeRefresh = provider.get();
 
       // Then
@@ -151,7 +153,7 @@ class EksTokenProviderTest {
       var first = provider.get();
 
       // When
-      clock.advance(EksTokenProvider.REFRESH_AFTER);
+      time.advance(EksTokenProvider.REFRESH_AFTER);
       var second = provider.get();
 
       // Then
@@ -170,7 +172,7 @@ class EksTokenProviderTest {
                   i -> {
                     var token = provider.get();
                     var age = Duration.between(signedAt(token), clock.instant());
-                    clock.advance(Duration.ofSeconds(stepSeconds));
+                    time.advance(Duration.ofSeconds(stepSeconds));
                     return age;
                   })
               .toList();
@@ -190,7 +192,7 @@ class EksTokenProviderTest {
       var first = provider.get();
 
       // When the clock is corrected backwards by a minute
-      clock.set(NOW.minus(Duration.ofMinutes(1)));
+      time.set(NOW.minus(Duration.ofMinutes(1)));
       var second = provider.get();
 
       // Then the token is not dated in the future

@@ -1,0 +1,677 @@
+package io.gpufleet.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.json.CfnYaml;
+import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.cost.CostWiring;
+import io.gpufleet.drain.DrainWiring;
+import io.gpufleet.preflight.PreflightWiring;
+import io.gpufleet.schedule.ScheduleWiring;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+
+/**
+ * docs/environment.md, generated from the code. For each function, its Lambda init wiring ({@code
+ * *Wiring.fromEnvironment()}) runs once with {@link Settings#fromEnvironment()} answering the
+ * environment template.yaml gives that function (parameters at their defaults, the branch of an
+ * {@code Fn::If} that sets the variable); {@link Settings} reports every read with its kind,
+ * fallback and accepted values. Names, types, defaults and ranges therefore come from the code that
+ * reads them.
+ *
+ * <p>Descriptions come from one place per variable: a variable the template fills from a parameter
+ * ({@code !Ref Param}, also inside {@code Fn::If} with {@code AWS::NoValue}) takes that parameter's
+ * Description (what {@code sam deploy --guided} shows the operator); every other variable takes its
+ * line in {@link #DESCRIPTIONS}. Variables the template sets for the runtime or a library rather
+ * than for this code are listed in {@link #READ_ELSEWHERE}.
+ */
+final class EnvironmentReference {
+  /** Where the page lives, from the repository root. */
+  static final String PAGE = "docs/environment.md";
+
+  /** Each function by the handler its template resource names. */
+  static final Map<String, String> HANDLERS =
+      orderedMap(
+          "interruption-drain", "io.gpufleet.drain.DrainHandler::handleRequest",
+          "disruption-schedule", "io.gpufleet.schedule.ScheduleHandler::handleRequest",
+          "capacity-preflight", "io.gpufleet.preflight.PreflightHandler::handleRequest",
+          "cost-report", "io.gpufleet.cost.CostHandler::handleRequest");
+
+  /**
+   * Set for the recording run only, as Lambda (AWS_REGION) or a local run (KUBE_API_URL, so init
+   * builds the cluster client without calling EKS DescribeCluster) would.
+   */
+  static final Map<String, String> RUN_ENVIRONMENT =
+      Map.of("AWS_REGION", "us-east-1", "KUBE_API_URL", "https://127.0.0.1:6443");
+
+  /** Descriptions of the variables no template parameter feeds: one line each. */
+  static final Map<String, String> DESCRIPTIONS =
+      new TreeMap<>(
+          Map.ofEntries(
+              Map.entry(
+                  "AWS_REGION",
+                  "Region of the function's AWS clients; Lambda sets it (the CLI: --region or"
+                      + " the shell)."),
+              Map.entry(
+                  "AWS_DEFAULT_REGION", "Region used when AWS_REGION is unset (local runs only)."),
+              Map.entry(
+                  "KUBE_API_URL",
+                  "Local runs and tests: this API server URL instead of the EKS cluster found"
+                      + " with DescribeCluster."),
+              Map.entry(
+                  "KUBE_CA_DATA",
+                  "With KUBE_API_URL: base64 PEM of the API server's CA (unset: trust the"
+                      + " server only over http://)."),
+              Map.entry("KUBE_TOKEN", "With KUBE_API_URL: the bearer token sent to it."),
+              Map.entry(
+                  "SLACK_WEBHOOK_URL",
+                  "Not read any more: set, it fails init (an environment variable is readable"
+                      + " with lambda:GetFunctionConfiguration); use SLACK_WEBHOOK_SECRET."),
+              Map.entry(
+                  "SECRET_CACHE_TTL",
+                  "How long the Slack webhook URL read from Secrets Manager is kept before it"
+                      + " is read again."),
+              Map.entry(
+                  "POWERTOOLS_METRICS_NAMESPACE",
+                  "CloudWatch namespace of the EMF metrics (Powertools reads it too)."),
+              Map.entry(
+                  "PRICING_ENDPOINT_REGION",
+                  "Pricing API endpoint to call (unset: the one nearest the function's"
+                      + " region)."),
+              Map.entry(
+                  "PRICING_RATE_PER_SECOND",
+                  "Pricing API requests per second this function allows itself (token"
+                      + " bucket)."),
+              Map.entry("PRICING_BURST", "Size of that token bucket: requests sent at once."),
+              Map.entry(
+                  "PRICING_API",
+                  "false = never call the Pricing API: cached prices, then the static table."),
+              Map.entry(
+                  "PRICE_CACHE_TTL",
+                  "Age after which a cached On-Demand price is looked up again."),
+              Map.entry(
+                  "PRICE_CACHE_KEY", "Object key of the On-Demand price cache in the bucket."),
+              Map.entry(
+                  "LIFECYCLE_CONTINUATION_QUEUE_URL",
+                  "SQS queue a lifecycle drain still going at the end of an invocation is"
+                      + " continued through (unset: no continuations)."),
+              Map.entry(
+                  "REPORT_BUCKET",
+                  "Bucket of reports, inventory snapshots and the price cache (required in"
+                      + " Lambda; the CLI writes to --out)."),
+              Map.entry(
+                  "COST_WINDOW",
+                  "Window reported when the trigger names none (last-hour, last-day, ...)."),
+              Map.entry(
+                  "COST_SNAPSHOT_RETENTION",
+                  "How long gone nodes and pods stay in the inventory snapshot (must cover"
+                      + " month to date)."),
+              Map.entry(
+                  "COST_PRICING_CONCURRENCY",
+                  "Price lookups in flight (the Pricing API token bucket still limits the"
+                      + " rate)."),
+              Map.entry(
+                  "DRAIN_CAPACITY_BLOCK_EC2_LOOKUP",
+                  "Find a Capacity Block's instances with EC2 DescribeInstances too (nodes"
+                      + " without Karpenter's label); false = labels only."),
+              Map.entry(
+                  "DRAIN_NODE_LOOKUP_EC2",
+                  "Find an instance's node with one EC2 DescribeInstances (private DNS name,"
+                      + " checked by providerID; cluster tags pick the cluster) instead of listing"
+                      + " every node; misses and EC2 failures fall back to the listing; false ="
+                      + " always list."),
+              Map.entry(
+                  "ROUTING_NEGATIVE_MAX",
+                  "Most instances remembered as in no listed cluster (see ROUTING_NEGATIVE_TTL)."),
+              Map.entry("SCHEDULE_WRITE_CONCURRENCY", "Server-side applies in flight at once."),
+              Map.entry(
+                  "SCHEDULE_KUBE_EVENTS", "Write a Kubernetes Event on every changed object."),
+              Map.entry(
+                  "PREFLIGHT_PLAN",
+                  "The plan itself (YAML or JSON), instead of PREFLIGHT_PLAN_S3_URI."),
+              Map.entry("PREFLIGHT_REGION_CONCURRENCY", "Regions checked at once."),
+              Map.entry("PREFLIGHT_CALL_CONCURRENCY", "AWS calls in flight per region."),
+              Map.entry(
+                  "PREFLIGHT_REGION_TIMEOUT",
+                  "After this long a region's answer is UNKNOWN and the report goes on."),
+              Map.entry(
+                  "PREFLIGHT_LOW_SPOT_SCORE",
+                  "Spot placement scores below this are reported as a risk."),
+              Map.entry(
+                  "PREFLIGHT_CAPACITY_BLOCK_HOURS",
+                  "Duration asked of Capacity Block offerings (whole days)."),
+              Map.entry(
+                  "PREFLIGHT_PRICE_WAIT",
+                  "Longest wait for one On-Demand price before the static table answers."),
+              Map.entry(
+                  "RESULTS_BUCKET",
+                  "Bucket of preflight reports, dedupe markers and the price cache (unset:"
+                      + " nothing is stored)."),
+              Map.entry("RESULTS_PREFIX", "Key prefix of everything preflight stores there."),
+              Map.entry(
+                  "QUOTA_INCREASE_FACTOR",
+                  "An increase asks for quota x this, or what the plan needs if more, capped"
+                      + " at QUOTA_INCREASE_MAX_VCPU.")));
+
+  /**
+   * Variables the template sets that this code does not read: who reads them and why they are set.
+   */
+  static final Map<String, String> READ_ELSEWHERE =
+      new TreeMap<>(
+          Map.of(
+              "POWERTOOLS_SERVICE_NAME",
+              "Powertools for AWS Lambda: the service name on every log line and metric (SnapStart"
+                  + " priming names it too).",
+              "POWERTOOLS_LOG_LEVEL",
+              "Powertools for AWS Lambda: the log level.",
+              "JAVA_TOOL_OPTIONS",
+              "The JVM, at start: tiered compilation stopped at C1 and the serial collector, for"
+                  + " a short cold start."));
+
+  /** One variable of one function as the code reads it and the template sets it. */
+  record Variable(
+      String name,
+      String type,
+      String fallback,
+      String accepts,
+      boolean required,
+      String template,
+      String description) {}
+
+  /** One function: its template resources and its variables by name. */
+  record FunctionVariables(
+      String function,
+      List<String> resources,
+      List<Variable> variables,
+      Map<String, String> elsewhere) {}
+
+  /** The page and what is wrong between code, template and descriptions (empty: nothing). */
+  record Result(String markdown, List<String> problems) {}
+
+  private final Path root;
+  private final Map<String, Object> template;
+
+  EnvironmentReference(Path root) {
+    this.root = root;
+    try {
+      this.template = CfnYaml.load(Files.readString(root.resolve("template.yaml")));
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + root.resolve("template.yaml"), e);
+    }
+  }
+
+  /** The repository root: the nearest directory above {@code from} holding template.yaml. */
+  static Path findRoot(Path from) {
+    for (Path dir = from.toAbsolutePath(); dir != null; dir = dir.getParent()) {
+      if (Files.isRegularFile(dir.resolve("template.yaml"))) {
+        return dir;
+      }
+    }
+    throw new IllegalStateException("template.yaml not found above " + from.toAbsolutePath());
+  }
+
+  Path page() {
+    return root.resolve(PAGE);
+  }
+
+  /** Runs every function's init wiring on its template environment and writes up the reads. */
+  Result generate() {
+    var problems = new ArrayList<String>();
+    var functions = new ArrayList<FunctionVariables>();
+    var byParameter = new TreeMap<String, String>();
+    var readAnywhere = new TreeSet<String>();
+    // per function: variable -> raw template value, Globals first, the function's own over them
+    var rawByFunction = new LinkedHashMap<String, Map<String, Object>>();
+    var resources = new LinkedHashMap<String, List<String>>();
+    for (var f : HANDLERS.entrySet()) {
+      List<String> ids = resourcesWithHandler(f.getValue());
+      if (ids.isEmpty()) {
+        problems.add(f.getKey() + ": no AWS::Serverless::Function with Handler " + f.getValue());
+        continue;
+      }
+      var raw = new LinkedHashMap<String, Object>();
+      raw.putAll(variables(globals()));
+      for (String id : ids) {
+        raw.putAll(variables(properties(id)));
+      }
+      rawByFunction.put(f.getKey(), raw);
+      resources.put(f.getKey(), ids);
+      // a parameter's Description describes its variable in every function
+      raw.forEach((name, value) -> parameterOf(value).ifPresent(p -> byParameter.put(name, p)));
+    }
+    for (var f : rawByFunction.entrySet()) {
+      var raw = f.getValue();
+      List<String> ids = resources.get(f.getKey());
+      var env = new LinkedHashMap<String, String>();
+      raw.forEach((name, value) -> resolve(value).ifPresent(v -> env.put(name, v)));
+      RUN_ENVIRONMENT.forEach(env::putIfAbsent);
+
+      Map<String, List<Settings.Read>> reads = new LinkedHashMap<>();
+      try {
+        record(f.getKey(), env, reads);
+      } catch (RuntimeException e) {
+        problems.add(f.getKey() + ": init failed on the template's environment: " + e);
+      }
+      readAnywhere.addAll(reads.keySet());
+      var vars = new ArrayList<Variable>();
+      for (var r : reads.entrySet()) {
+        String name = r.getKey();
+        Optional<String> parameter = Optional.ofNullable(byParameter.get(name));
+        String description =
+            parameter
+                .map(p -> "Parameter " + p + ": " + oneLine(parameterDescription(p)))
+                .orElse(DESCRIPTIONS.get(name));
+        if (description == null) {
+          problems.add(
+              f.getKey()
+                  + " reads "
+                  + name
+                  + " but it has no description: add it to EnvironmentReference.DESCRIPTIONS"
+                  + " (or feed it from a template parameter with a Description)");
+          description = "";
+        }
+        Variable v = merge(name, r.getValue(), templateValue(raw.get(name)), description);
+        parameter.ifPresent(p -> problems.addAll(disagreements(f.getKey(), v, p)));
+        vars.add(v);
+      }
+      var elsewhere = new TreeMap<String, String>();
+      for (String name : raw.keySet()) {
+        if (reads.containsKey(name)) {
+          continue;
+        }
+        String who = READ_ELSEWHERE.get(name);
+        if (who == null) {
+          problems.add(
+              f.getKey()
+                  + ": template.yaml sets "
+                  + name
+                  + " but no code of the function reads it (remove it, or name its reader in"
+                  + " EnvironmentReference.READ_ELSEWHERE)");
+        } else {
+          elsewhere.put(name, who);
+        }
+      }
+      functions.add(new FunctionVariables(f.getKey(), ids, vars, elsewhere));
+    }
+    for (String name : DESCRIPTIONS.keySet()) {
+      if (byParameter.containsKey(name)) {
+        problems.add(
+            name
+                + " is described twice: by parameter "
+                + byParameter.get(name)
+                + " and in EnvironmentReference.DESCRIPTIONS (drop the latter)");
+      } else if (!readAnywhere.contains(name)) {
+        problems.add(
+            name + " is described in EnvironmentReference.DESCRIPTIONS but nothing reads it");
+      }
+    }
+    return new Result(render(functions), problems);
+  }
+
+  /**
+   * What a template parameter accepts that the code feeding on it refuses: a stack that deploys
+   * would fail at init. Numbers: MinValue..MaxValue inside the code's range; AllowedValues: each
+   * one the code accepts.
+   */
+  private List<String> disagreements(String function, Variable v, String parameter) {
+    var out = new ArrayList<String>();
+    Map<String, Object> p = map(parameters().get(parameter));
+    String where = function + ": parameter " + parameter + " (" + v.name() + ") ";
+    if (v.type().equals("integer") && v.accepts() != null) {
+      String[] range = v.accepts().split("\\.\\.");
+      long min = Long.parseLong(range[0]);
+      long max = Long.parseLong(range[1]);
+      Object lo = p.get("MinValue");
+      Object hi = p.get("MaxValue");
+      if (lo == null || hi == null) {
+        out.add(where + "has no MinValue/MaxValue; the code accepts " + v.accepts());
+      } else if (Long.parseLong(String.valueOf(lo)) < min
+          || Long.parseLong(String.valueOf(hi)) > max) {
+        out.add(where + "allows " + lo + ".." + hi + "; the code accepts " + v.accepts());
+      }
+    }
+    if (p.get("AllowedValues") instanceof List<?> allowed) {
+      List<String> accepted =
+          switch (v.type()) {
+            case "enum" -> List.of(v.accepts().split(" \\| "));
+            case "boolean" -> List.of("true", "false");
+            default -> null;
+          };
+      if (accepted != null) {
+        for (Object a : allowed) {
+          if (!accepted.contains(String.valueOf(a))) {
+            out.add(where + "allows '" + a + "'; the code accepts " + accepted);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The reads of one function's init, in first-read order. */
+  static void record(
+      String function, Map<String, String> env, Map<String, List<Settings.Read>> reads) {
+    var settings =
+        new Settings(
+            env, read -> reads.computeIfAbsent(read.name(), n -> new ArrayList<>()).add(read));
+    Supplier<Object> init =
+        switch (function) {
+          case "interruption-drain" -> () -> close(DrainWiring.fromEnvironment().client());
+          case "disruption-schedule" -> () -> close(ScheduleWiring.fromEnvironment().client());
+          case "cost-report" -> () -> close(CostWiring.fromEnvironment().client());
+          case "capacity-preflight" -> () -> PreflightWiring.fromEnvironment();
+          default -> throw new IllegalArgumentException("unknown function " + function);
+        };
+    Settings.withEnvironment(settings, init);
+    if (reads.containsKey("KUBE_API_URL")) {
+      // the bearer token is read on the cluster client's first request: ask for it here
+      try (KubernetesClient kube =
+          KubeClients.fromEnvironment(
+              settings,
+              "unused",
+              () -> {
+                throw new IllegalStateException("no AWS call while recording");
+              },
+              Clock.systemUTC())) {
+        kube.getConfiguration().getOauthTokenProvider().getToken();
+      }
+    }
+  }
+
+  private static Object close(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    return null;
+  }
+
+  private static Variable merge(
+      String name, List<Settings.Read> reads, String template, String description) {
+    String kind = "string";
+    String fallback = null;
+    String accepts = null;
+    boolean required = false;
+    for (var r : reads) {
+      if (r.kind().equals("required")) {
+        required = true;
+      } else if (kind.equals("string")) {
+        kind = r.kind();
+      }
+      fallback = fallback != null ? fallback : r.fallback();
+      accepts = accepts != null ? accepts : r.accepts();
+    }
+    String type =
+        switch (kind) {
+          case "bool" -> "boolean";
+          case "one-of" -> "enum";
+          default -> kind;
+        };
+    return new Variable(name, type, fallback, accepts, required, template, description);
+  }
+
+  private String render(List<FunctionVariables> functions) {
+    var md = new StringBuilder();
+    md.append("# Environment variables\n\n")
+        .append(
+            "<!-- Generated by `./gpufleet docs environment` from the code; do not edit. A test"
+                + " (EnvironmentReferenceTest) fails when this page and the code disagree. -->\n\n")
+        .append(
+            "Every variable each function reads at init, as its code reads it: each function's"
+                + " Lambda wiring runs once on the environment `template.yaml` gives it"
+                + " (parameters at their defaults), and `io.gpufleet.core.config.Settings` notes"
+                + " every read with its type, default and accepted values. **Template** says what"
+                + " the template sets the variable to; a description that starts with"
+                + " \"Parameter\" is that template parameter's own Description. The CLI reads the"
+                + " same variables (its flags set them). Durations take `15`, `15s`, `500ms`,"
+                + " `2m` or `1h`; an empty value counts as unset.\n\n")
+        .append("Functions:");
+    for (var f : functions) {
+      md.append(" [").append(f.function()).append("](#").append(f.function()).append(")");
+    }
+    md.append("\n");
+    for (var f : functions) {
+      md.append("\n## ").append(f.function()).append("\n\n");
+      md.append("Template resource")
+          .append(f.resources().size() > 1 ? "s" : "")
+          .append(": ")
+          .append(String.join(", ", f.resources().stream().map(r -> "`" + r + "`").toList()))
+          .append(" (handler `")
+          .append(HANDLERS.get(f.function()))
+          .append("`).\n\n");
+      md.append("| Variable | Type | Default | Accepts | Required | Template | Description |\n");
+      md.append("|---|---|---|---|---|---|---|\n");
+      for (var v : f.variables()) {
+        md.append("| `")
+            .append(v.name())
+            .append("` | ")
+            .append(v.type())
+            .append(" | ")
+            .append(code(v.fallback()))
+            .append(" | ")
+            .append(v.accepts() == null ? "" : cell(v.accepts()))
+            .append(" | ")
+            .append(v.required() ? "yes" : "no")
+            .append(" | ")
+            .append(v.template() == null ? "" : cell(v.template()))
+            .append(" | ")
+            .append(cell(v.description()))
+            .append(" |\n");
+      }
+      if (!f.elsewhere().isEmpty()) {
+        md.append("\nAlso set by the template, read by the runtime or a library:\n\n");
+        f.elsewhere()
+            .forEach(
+                (name, who) ->
+                    md.append("- `").append(name).append("`: ").append(who).append("\n"));
+      }
+    }
+    return md.toString();
+  }
+
+  private static String code(String value) {
+    if (value == null) {
+      return "";
+    }
+    if (value.isEmpty()) {
+      return "(empty)";
+    }
+    return "`" + value.replace("|", "\\|") + "`";
+  }
+
+  private static String cell(String text) {
+    return text.replace("|", "\\|").replace("\n", " ");
+  }
+
+  private static String oneLine(String text) {
+    return text == null ? "" : text.trim().replaceAll("\\s+", " ");
+  }
+
+  // ---- the template ----
+
+  private List<String> resourcesWithHandler(String handler) {
+    var ids = new ArrayList<String>();
+    Object globalHandler = globals().get("Handler");
+    for (var e : map(template.get("Resources")).entrySet()) {
+      Map<String, Object> r = map(e.getValue());
+      if (!"AWS::Serverless::Function".equals(r.get("Type"))) {
+        continue;
+      }
+      Object h = map(r.get("Properties")).getOrDefault("Handler", globalHandler);
+      if (handler.equals(h)) {
+        ids.add(e.getKey());
+      }
+    }
+    return ids;
+  }
+
+  private Map<String, Object> globals() {
+    return map(map(template.get("Globals")).get("Function"));
+  }
+
+  private Map<String, Object> properties(String id) {
+    return map(map(map(template.get("Resources")).get(id)).get("Properties"));
+  }
+
+  private static Map<String, Object> variables(Map<String, Object> properties) {
+    return map(map(properties.get("Environment")).get("Variables"));
+  }
+
+  private Map<String, Object> parameters() {
+    return map(template.get("Parameters"));
+  }
+
+  private String parameterDescription(String name) {
+    return String.valueOf(map(parameters().get(name)).getOrDefault("Description", ""));
+  }
+
+  /**
+   * The parameter that alone feeds a variable: {@code !Ref P}, or an {@code Fn::If} whose branches
+   * are {@code !Ref P} or {@code AWS::NoValue}.
+   */
+  private Optional<String> parameterOf(Object value) {
+    var found = new TreeSet<String>();
+    if (!collectParameters(value, found) || found.size() != 1) {
+      return Optional.empty();
+    }
+    return Optional.of(found.first());
+  }
+
+  private boolean collectParameters(Object value, TreeSet<String> found) {
+    if (value instanceof Map<?, ?> m && m.size() == 1 && m.containsKey("Ref")) {
+      String ref = String.valueOf(m.get("Ref"));
+      if (ref.equals("AWS::NoValue")) {
+        return true;
+      }
+      if (parameters().containsKey(ref)) {
+        found.add(ref);
+        return true;
+      }
+      return false;
+    }
+    if (value instanceof Map<?, ?> m && m.size() == 1 && m.get("Fn::If") instanceof List<?> l) {
+      return l.size() == 3
+          && collectParameters(l.get(1), found)
+          && collectParameters(l.get(2), found);
+    }
+    // a list parameter written as one string: !Join [",", !Ref P]
+    if (value instanceof Map<?, ?> m && m.size() == 1 && m.get("Fn::Join") instanceof List<?> l) {
+      return l.size() == 2 && l.get(1) instanceof Map<?, ?> && collectParameters(l.get(1), found);
+    }
+    return false;
+  }
+
+  /** How the template sets a variable, for the Template column. */
+  private String templateValue(Object value) {
+    if (value == null) {
+      return null;
+    }
+    if (value instanceof Map<?, ?> m && m.size() == 1) {
+      var e = m.entrySet().iterator().next();
+      String fn = String.valueOf(e.getKey());
+      if (fn.equals("Ref")) {
+        String ref = String.valueOf(e.getValue());
+        if (ref.equals("AWS::NoValue")) {
+          return "unset";
+        }
+        return parameters().containsKey(ref) ? "parameter " + ref : "resource " + ref;
+      }
+      if (fn.equals("Fn::If") && e.getValue() instanceof List<?> l && l.size() == 3) {
+        String yes = templateValue(l.get(1));
+        String no = templateValue(l.get(2));
+        String cond = String.valueOf(l.get(0));
+        if (no == null || no.equals("unset")) {
+          return yes + " if " + cond;
+        }
+        if (yes == null || yes.equals("unset")) {
+          return no + " unless " + cond;
+        }
+        return yes + " if " + cond + ", else " + no;
+      }
+      if (fn.equals("Fn::Join") && e.getValue() instanceof List<?> l && l.size() == 2) {
+        return templateValue(l.get(1)) + " joined with '" + l.get(0) + "'";
+      }
+      if (fn.equals("Fn::GetAtt")) {
+        return "resource " + e.getValue();
+      }
+      return fn;
+    }
+    return "`" + value + "`";
+  }
+
+  /**
+   * The value the recording run gives a variable: a literal as written, a parameter its default, a
+   * resource a placeholder name; an {@code Fn::If} its branch that sets the variable.
+   */
+  private Optional<String> resolve(Object value) {
+    if (value instanceof Map<?, ?> m && m.size() == 1) {
+      var e = m.entrySet().iterator().next();
+      String fn = String.valueOf(e.getKey());
+      switch (fn) {
+        case "Ref":
+          {
+            String ref = String.valueOf(e.getValue());
+            if (ref.equals("AWS::NoValue")) {
+              return Optional.empty();
+            }
+            if (parameters().containsKey(ref)) {
+              // a parameter without a default (the cluster name) gets a placeholder
+              Object def = map(parameters().get(ref)).get("Default");
+              return Optional.of(def == null ? placeholder(ref) : String.valueOf(def));
+            }
+            return Optional.of(placeholder(ref));
+          }
+        case "Fn::If":
+          {
+            List<?> l = (List<?>) e.getValue();
+            return resolve(l.get(1)).or(() -> resolve(l.get(2)));
+          }
+        case "Fn::Join":
+          {
+            // a list parameter's default is already the joined text (CommaDelimitedList)
+            List<?> l = (List<?>) e.getValue();
+            if (l.get(1) instanceof List<?> parts) {
+              var out = new ArrayList<String>();
+              for (Object part : parts) {
+                resolve(part).ifPresent(out::add);
+              }
+              return Optional.of(String.join(String.valueOf(l.get(0)), out));
+            }
+            return resolve(l.get(1)).map(t -> t.replace(",", String.valueOf(l.get(0))));
+          }
+        default:
+          return Optional.of(placeholder(String.valueOf(e.getValue())));
+      }
+    }
+    return value == null ? Optional.empty() : Optional.of(String.valueOf(value));
+  }
+
+  private static String placeholder(String ref) {
+    return "gpufleet-" + ref.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-");
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> map(Object o) {
+    return o instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+  }
+
+  private static Map<String, String> orderedMap(String... kv) {
+    var m = new LinkedHashMap<String, String>();
+    for (int i = 0; i < kv.length; i += 2) {
+      m.put(kv[i], kv[i + 1]);
+    }
+    return m;
+  }
+}
