@@ -3,6 +3,7 @@ package io.gpufleet.sim.aws;
 import io.fabric8.kubernetes.api.model.Node;
 import io.gpufleet.sim.SimCluster;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -20,10 +21,20 @@ public final class SimEc2 {
    * nodes (name → cluster) as they are now: EC2's instances outlive a deleted node object.
    */
   public static AwsStubServer serve(AwsStubServer stub, Map<String, SimCluster> clusters) {
+    var nodes = new java.util.LinkedHashMap<String, List<Node>>();
+    clusters.forEach((cluster, sim) -> nodes.put(cluster, sim.nodes()));
+    return serveNodes(stub, nodes);
+  }
+
+  /**
+   * The same for nodes read from any API server (a real one in the real API server tier): cluster
+   * name → its nodes; each node whose providerID names an instance is that instance.
+   */
+  public static AwsStubServer serveNodes(AwsStubServer stub, Map<String, List<Node>> clusters) {
     var byId = new HashMap<String, String[]>();
     clusters.forEach(
-        (cluster, sim) -> {
-          for (Node n : sim.nodes()) {
+        (cluster, nodes) -> {
+          for (Node n : nodes) {
             String provider = n.getSpec() == null ? null : n.getSpec().getProviderID();
             if (provider != null && provider.contains("/i-")) {
               byId.put(
