@@ -87,6 +87,31 @@ class RealApiMultiClusterTest {
     return service.handle(event, Instant.now().plus(Duration.ofMinutes(3)));
   }
 
+  /** The drain identity's requests on nodes with {@code verb} since {@code since}. */
+  static List<RealCluster.AuditEvent> drainNodeRequests(
+      RealCluster cluster, Instant since, String verb) {
+    return cluster.auditEvents().stream()
+        .filter(e -> e.groups().contains("gpufleet-drain") && !e.at().isBefore(since))
+        .filter(e -> e.resource().equals("nodes") && e.verb().equals(verb))
+        .toList();
+  }
+
+  /** The one outcome: {@code node} drained in green, every one of {@code pods} evicted. */
+  static void assertDrainedInGreen(
+      List<DrainOutcome> outcomes, RealNamespace ns, String node, List<Pod> pods) {
+    assertThat(outcomes)
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.status()).as(o.message()).isEqualTo(Status.DRAINED);
+              assertThat(o.cluster()).isEqualTo("green");
+              assertThat(o.node()).isEqualTo(node);
+              assertThat(o.podsEvicted())
+                  .containsExactlyInAnyOrderElementsOf(
+                      pods.stream().map(p -> ns.name() + "/" + p.getMetadata().getName()).toList());
+            });
+  }
+
   @Test
   void shouldDrainTheSecondClustersNodeLeaveTheFirstsAloneAndCallAForeignInstanceNotInCluster(
       RealCluster blue, RealNamespace blueNs) {
@@ -117,18 +142,7 @@ class RealApiMultiClusterTest {
       var outcomes = spot(service, "i-0a2e000000000a002");
 
       // Then it drained in green, and blue's node was not touched
-      assertThat(outcomes)
-          .singleElement()
-          .satisfies(
-              o -> {
-                assertThat(o.status()).as(o.message()).isEqualTo(Status.DRAINED);
-                assertThat(o.cluster()).isEqualTo("green");
-                assertThat(o.podsEvicted())
-                    .containsExactlyInAnyOrderElementsOf(
-                        pods.stream()
-                            .map(p -> greenNs.name() + "/" + p.getMetadata().getName())
-                            .toList());
-              });
+      assertDrainedInGreen(outcomes, greenNs, greenNode, pods);
       assertThat(green.admin().nodes().withName(greenNode).get().getSpec().getUnschedulable())
           .isTrue();
       assertThat(blue.admin().nodes().withName(blueNode).get().getSpec().getUnschedulable())
@@ -188,42 +202,17 @@ class RealApiMultiClusterTest {
       var outcomes = spot(service, instance);
 
       // Then EC2 was asked for that instance, and the node it named was drained in green
-      assertThat(outcomes)
-          .singleElement()
-          .satisfies(
-              o -> {
-                assertThat(o.status()).as(o.message()).isEqualTo(Status.DRAINED);
-                assertThat(o.cluster()).isEqualTo("green");
-                assertThat(o.node()).isEqualTo(greenNode);
-                assertThat(o.podsEvicted())
-                    .containsExactlyInAnyOrderElementsOf(
-                        pods.stream()
-                            .map(p -> greenNs.name() + "/" + p.getMetadata().getName())
-                            .toList());
-              });
+      assertDrainedInGreen(outcomes, greenNs, greenNode, pods);
       assertThat(ec2.calls("DescribeInstances"))
           .singleElement()
           .satisfies(c -> assertThat(c.param("InstanceId.1")).contains(instance));
       // And it was found by one GET of its name: no node listing by the drain in either cluster
       for (var cluster : List.of(blue, green)) {
-        assertThat(cluster.auditEvents())
-            .filteredOn(
-                e ->
-                    e.groups().contains("gpufleet-drain")
-                        && !e.at().isBefore(sent)
-                        && e.resource().equals("nodes")
-                        && e.verb().equals("list"))
-            .isEmpty();
+        assertThat(drainNodeRequests(cluster, sent, "list")).isEmpty();
       }
-      assertThat(green.auditEvents())
-          .filteredOn(
-              e ->
-                  e.groups().contains("gpufleet-drain")
-                      && !e.at().isBefore(sent)
-                      && e.resource().equals("nodes")
-                      && e.verb().equals("get")
-                      && greenNode.equals(e.name()))
-          .isNotEmpty();
+      assertThat(drainNodeRequests(green, sent, "get"))
+          .extracting(RealCluster.AuditEvent::name)
+          .containsOnly(greenNode);
     }
   }
 }
