@@ -3,6 +3,7 @@ package io.gpufleet.preflight;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.outcome.MetricsSink;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,7 +17,7 @@ public final class PreflightHandler implements RequestStreamHandler {
   private final Runnable primeClients;
 
   public PreflightHandler() {
-    this(PreflightWiring.fromEnvironment());
+    this(InitWarmup.around(PreflightPriming.warmup(), PreflightWiring::fromEnvironment));
     PreflightPriming.register(this);
   }
 

@@ -1,8 +1,10 @@
 package io.gpufleet.preflight;
 
+import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStart;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.crac.Core;
 import org.crac.Resource;
 import org.slf4j.Logger;
@@ -35,10 +37,22 @@ final class PreflightPriming implements Resource {
     Core.getGlobalContext().register(instance);
   }
 
+  /** Decode an alarm event, parse and write a plan: no AWS call, no credentials, no time. */
+  static void readOnlyPaths(EventDecoder decoder) {
+    decoder.decode(ALARM.getBytes(StandardCharsets.UTF_8));
+    Json.write(PlanParser.parse(PLAN, "priming"));
+  }
+
+  /** INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}). */
+  static List<Runnable> warmup() {
+    return List.of(
+        () -> readOnlyPaths(new EventDecoder()),
+        () -> LoggerFactory.getLogger(PreflightHandler.class));
+  }
+
   @Override
   public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
-    handler.function().decoder().decode(ALARM.getBytes(StandardCharsets.UTF_8));
-    Json.write(PlanParser.parse(PLAN, "priming"));
+    readOnlyPaths(handler.function().decoder());
     // the home region's SDK clients (no call): building the EC2 client verifies its ~750
     // operations' classes, work the snapshot should hold rather than the first event after restore
     handler.primeClients();

@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.outcome.MetricsSink;
 import io.gpufleet.cost.model.CostOutcome;
 import java.io.IOException;
@@ -19,7 +20,7 @@ public final class CostHandler implements RequestStreamHandler {
   private final String cluster;
 
   public CostHandler() {
-    this(CostWiring.fromEnvironment());
+    this(InitWarmup.around(CostPriming.warmup(), CostWiring::fromEnvironment));
     CostPriming.register();
   }
 

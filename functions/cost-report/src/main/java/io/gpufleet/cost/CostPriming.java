@@ -49,6 +49,14 @@ final class CostPriming implements Resource {
         renewed);
   }
 
+  /**
+   * INIT's warm-up steps (see {@link io.gpufleet.core.lambda.InitWarmup}), beside the wiring: the
+   * fixed-data report (Jackson 2, CSV, the HTML templates), then logging.
+   */
+  static List<Runnable> warmup() {
+    return List.of(CostPriming::prime, () -> LoggerFactory.getLogger(CostHandler.class));
+  }
+
   static void prime() {
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
     var inv =

@@ -3,6 +3,7 @@ package io.gpufleet.schedule;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.outcome.MetricsSink;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,9 +17,8 @@ public final class ScheduleHandler implements RequestStreamHandler, AutoCloseabl
   private final AutoCloseable resources;
 
   public ScheduleHandler() {
-    this(ScheduleWiring.fromEnvironment());
-    // read-only paths loaded at init (and again before a SnapStart snapshot)
-    SchedulePriming.prime();
+    // read-only paths loaded at init beside the wiring (and again before a SnapStart snapshot)
+    this(InitWarmup.around(SchedulePriming.warmup(), ScheduleWiring::fromEnvironment));
     SchedulePriming.register();
   }
 

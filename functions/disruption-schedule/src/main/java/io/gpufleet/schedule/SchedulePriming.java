@@ -48,6 +48,11 @@ final class SchedulePriming implements Resource {
     SnapStart.log(LOG, "snapstart beforeCheckpoint: read-only paths primed");
   }
 
+  /** INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}). */
+  static List<Runnable> warmup() {
+    return List.of(SchedulePriming::prime, () -> LoggerFactory.getLogger(ScheduleHandler.class));
+  }
+
   static void prime() {
     ScheduleTick.decode(TICK.getBytes(StandardCharsets.UTF_8));
     Policy p = PolicyParser.parse(POLICY, "prime");

@@ -5,6 +5,7 @@ import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.event.LifecycleEvents;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.outcome.MetricsSink;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,15 +39,14 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
 
   /** Wiring on this thread, client-independent warm-up on another; both done on return. */
   private static DrainWiring.Wired wire() {
-    Thread warmup = DrainWarmup.start();
-    try {
-      DrainPriming.prime(new EventDecoder());
-      DrainWiring.Wired wired = DrainWiring.fromEnvironment();
-      wired.prime().run();
-      return wired;
-    } finally {
-      DrainWarmup.join(warmup);
-    }
+    return InitWarmup.around(
+        DrainWarmup.steps(),
+        () -> {
+          DrainPriming.prime(new EventDecoder());
+          DrainWiring.Wired wired = DrainWiring.fromEnvironment();
+          wired.prime().run();
+          return wired;
+        });
   }
 
   private DrainHandler(DrainWiring.Wired wired, Clock clock) {
