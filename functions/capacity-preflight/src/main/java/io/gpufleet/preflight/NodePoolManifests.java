@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Yaml;
 import io.gpufleet.preflight.DraCheck.DraWorkload;
-import io.gpufleet.preflight.k8s.FabricNodePools;
+import io.gpufleet.preflight.k8s.NodePoolAdapter;
 import io.gpufleet.preflight.model.NodePoolSpec;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -85,8 +85,8 @@ public final class NodePoolManifests {
     if (kind.isEmpty() || name.isEmpty()) {
       throw new ConfigException(where + ": needs kind and metadata.name");
     }
-    if (FabricNodePools.KIND.equals(kind) && api.startsWith("karpenter.sh/")) {
-      if (!FabricNodePools.API_VERSION.equals(api)) {
+    if (NodePoolAdapter.KIND.equals(kind) && api.startsWith("karpenter.sh/")) {
+      if (!NodePoolAdapter.API_VERSION.equals(api)) {
         throw new ConfigException(
             where
                 + ": NodePool "
@@ -94,11 +94,11 @@ public final class NodePoolManifests {
                 + " is "
                 + api
                 + "; only "
-                + FabricNodePools.API_VERSION
+                + NodePoolAdapter.API_VERSION
                 + " is read (convert it first)");
       }
       pools.add(
-          FabricNodePools.toSpec(Yaml.MAPPER.convertValue(d, GenericKubernetesResource.class)));
+          NodePoolAdapter.toSpec(Yaml.MAPPER.convertValue(d, GenericKubernetesResource.class)));
       return;
     }
     JsonNode podSpec =

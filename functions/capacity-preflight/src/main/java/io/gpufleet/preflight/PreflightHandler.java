@@ -3,7 +3,7 @@ package io.gpufleet.preflight;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.outcome.MetricsSink;
+import io.gpufleet.core.outcome.MetricsPort;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,7 +12,7 @@ import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 /** Lambda entry: read the payload, hand it to the function, answer with the outcome, flush. */
 public final class PreflightHandler implements RequestStreamHandler {
   private final PreflightFunction function;
-  private final MetricsSink metrics;
+  private final MetricsPort metrics;
   private final Runnable primeClients;
 
   public PreflightHandler() {
@@ -26,7 +26,7 @@ public final class PreflightHandler implements RequestStreamHandler {
     this.primeClients = wired.primeClients();
   }
 
-  public PreflightHandler(PreflightFunction function, MetricsSink metrics) {
+  public PreflightHandler(PreflightFunction function, MetricsPort metrics) {
     this.function = function;
     this.metrics = metrics;
     this.primeClients = () -> {};

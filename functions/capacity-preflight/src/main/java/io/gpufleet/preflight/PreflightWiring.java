@@ -3,22 +3,22 @@ package io.gpufleet.preflight;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.OutcomeSinks;
-import io.gpufleet.core.aws.S3BlobStore;
+import io.gpufleet.core.aws.S3BlobStoreAdapter;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
-import io.gpufleet.core.outcome.PowertoolsMetricsSink;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
+import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.pricing.OnDemandPrices;
 import io.gpufleet.core.pricing.OnDemandPricing;
-import io.gpufleet.core.store.BlobStore;
+import io.gpufleet.core.store.BlobStorePort;
 import io.gpufleet.preflight.aws.CloudWatchUsageAdapter;
 import io.gpufleet.preflight.aws.Ec2CapacityAdapter;
 import io.gpufleet.preflight.aws.RegionalClients;
-import io.gpufleet.preflight.aws.S3Objects;
+import io.gpufleet.preflight.aws.S3ReportAdapter;
 import io.gpufleet.preflight.aws.ServiceQuotasAdapter;
-import io.gpufleet.preflight.k8s.FabricNodePools;
+import io.gpufleet.preflight.k8s.NodePoolAdapter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -38,7 +38,7 @@ public final class PreflightWiring {
    * @param primeClients builds, without calling AWS, the clients a first event in the home region
    *     uses (SnapStart priming: the EC2 client alone loads ~1 500 classes when built)
    */
-  public record Wired(PreflightFunction function, MetricsSink metrics, Runnable primeClients) {}
+  public record Wired(PreflightFunction function, MetricsPort metrics, Runnable primeClients) {}
 
   /**
    * A value made on first use and then kept, thread-safe (the functions' clients that an event may
@@ -84,13 +84,13 @@ public final class PreflightWiring {
   /** The function over a service and its sinks. */
   public static PreflightFunction function(
       PreflightService service,
-      DedupeStore dedupe,
-      ReportStore store,
-      PlanLoader loader,
+      DedupeStorePort dedupe,
+      ReportStorePort store,
+      PlanLoaderPort loader,
       NodePoolPort pools,
-      MetricsSink metrics,
-      EventPublisher publisher,
-      Notifier notifier,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
       String clusterRegion) {
     return new PreflightFunction(
         service,
@@ -108,7 +108,7 @@ public final class PreflightWiring {
    * (default 5s) per price: see {@link BoundedPrices}.
    */
   public static OnDemandPrices pricing(
-      AwsClients aws, Settings env, Optional<BlobStore> cache, Clock clock) {
+      AwsClients aws, Settings env, Optional<BlobStorePort> cache, Clock clock) {
     Duration wait =
         env.duration("PREFLIGHT_PRICE_WAIT", Duration.ofSeconds(5), Duration.ofMinutes(5));
     return new BoundedPrices(OnDemandPricing.create(aws, env, cache, clock), wait);
@@ -129,30 +129,31 @@ public final class PreflightWiring {
             env,
             settings
                 .resultsBucket()
-                .map(b -> new S3BlobStore(s3.get(), b, settings.resultsPrefix())),
+                .map(b -> new S3BlobStoreAdapter(s3.get(), b, settings.resultsPrefix())),
             clock);
     PreflightService service = service(regional, home.region().id(), prices, settings, clock);
 
-    DedupeStore dedupe = DedupeStore.inMemory(10_000);
-    ReportStore store = ReportStore.NONE;
-    PlanLoader loader = PlanLoader.NONE;
+    DedupeStorePort dedupe = DedupeStorePort.inMemory(10_000);
+    ReportStorePort store = ReportStorePort.NONE;
+    PlanLoaderPort loader = PlanLoaderPort.NONE;
     if (settings.resultsBucket().isPresent()) {
-      var objects = new S3Objects(s3, settings.resultsBucket().get(), settings.resultsPrefix());
-      dedupe = DedupeStore.layered(dedupe, objects);
+      var objects =
+          new S3ReportAdapter(s3, settings.resultsBucket().get(), settings.resultsPrefix());
+      dedupe = DedupeStorePort.layered(dedupe, objects);
       store = objects;
       loader = objects;
     } else {
-      loader = new S3Objects(s3, "unused", "");
+      loader = new S3ReportAdapter(s3, "unused", "");
     }
     NodePoolPort pools = NodePoolPort.NONE;
     Optional<String> cluster = env.optional("CLUSTER_NAME");
     if (env.optional("KUBE_API_URL").isPresent() || cluster.isPresent()) {
       KubernetesClient kube =
           KubeClients.fromEnvironment(env, cluster.orElse(""), () -> home, clock);
-      pools = new FabricNodePools(kube);
+      pools = new NodePoolAdapter(kube);
     }
     var sinks = OutcomeSinks.fromEnvironment(env, () -> home, EVENT_SOURCE);
-    MetricsSink metrics = new PowertoolsMetricsSink();
+    MetricsPort metrics = new PowertoolsMetricsAdapter();
     return new Wired(
         function(
             service,

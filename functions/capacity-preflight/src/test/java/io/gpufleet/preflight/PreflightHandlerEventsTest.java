@@ -8,7 +8,7 @@ import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.pricing.OnDemandPrices;
 import io.gpufleet.preflight.aws.RegionalClients;
-import io.gpufleet.preflight.k8s.FabricNodePools;
+import io.gpufleet.preflight.k8s.NodePoolAdapter;
 import io.gpufleet.preflight.model.PreflightReport;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.Recorders;
@@ -83,7 +83,7 @@ class PreflightHandlerEventsTest {
                     .toString());
     var service =
         PreflightWiring.service(clients, "us-east-1", OnDemandPrices.none(), settings, clock);
-    ReportStore store =
+    ReportStorePort store =
         r -> {
           saved.add(r);
           return Optional.of("s3://results/preflight/reports/" + saved.size() + ".json");
@@ -91,10 +91,10 @@ class PreflightHandlerEventsTest {
     var function =
         PreflightWiring.function(
             service,
-            DedupeStore.inMemory(100),
+            DedupeStorePort.inMemory(100),
             store,
-            PlanLoader.NONE,
-            new FabricNodePools(kube),
+            PlanLoaderPort.NONE,
+            new NodePoolAdapter(kube),
             metrics,
             publisher,
             notifier,

@@ -4,7 +4,7 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.outcome.MetricsSink;
+import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.cost.model.CostOutcome;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,7 +14,7 @@ import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 /** Lambda entry: decode the schedule's payload, run the service, answer the outcome, flush. */
 public final class CostHandler implements RequestStreamHandler {
   private final CostReportService service;
-  private final MetricsSink metrics;
+  private final MetricsPort metrics;
   private final CostReporter reporter;
   private final String cluster;
 
@@ -28,7 +28,7 @@ public final class CostHandler implements RequestStreamHandler {
   }
 
   public CostHandler(
-      CostReportService service, MetricsSink metrics, CostReporter reporter, String cluster) {
+      CostReportService service, MetricsPort metrics, CostReporter reporter, String cluster) {
     this.service = service;
     this.metrics = metrics;
     this.reporter = reporter;

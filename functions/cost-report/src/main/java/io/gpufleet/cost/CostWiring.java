@@ -3,17 +3,17 @@ package io.gpufleet.cost;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.OutcomeSinks;
-import io.gpufleet.core.aws.S3BlobStore;
+import io.gpufleet.core.aws.S3BlobStoreAdapter;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.PowertoolsMetricsSink;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.pricing.OnDemandPricing;
-import io.gpufleet.core.store.BlobStore;
-import io.gpufleet.cost.aws.Ec2InstanceReader;
-import io.gpufleet.cost.aws.Ec2SpotPriceHistory;
-import io.gpufleet.cost.k8s.FabricClusterReader;
+import io.gpufleet.core.store.BlobStorePort;
+import io.gpufleet.cost.aws.Ec2InstanceAdapter;
+import io.gpufleet.cost.aws.Ec2SpotPriceHistoryAdapter;
+import io.gpufleet.cost.k8s.CostClusterAdapter;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,48 +33,48 @@ public final class CostWiring {
 
   public record Wired(
       CostReportService service,
-      MetricsSink metrics,
+      MetricsPort metrics,
       CostReporter reporter,
       String cluster,
       KubernetesClient client) {}
 
   /** The configured commitment source; Cost Explorer is global, served from us-east-1. */
-  static CommitmentSource commitments(CostSettings settings, AwsClients aws) {
+  static CommitmentPort commitments(CostSettings settings, AwsClients aws) {
     return switch (settings.commitments()) {
       case "cost-explorer" -> {
         var ce =
             aws.withRegion(software.amazon.awssdk.regions.Region.US_EAST_1)
                 .build(software.amazon.awssdk.services.costexplorer.CostExplorerClient.builder());
-        yield new io.gpufleet.cost.aws.CostExplorerCommitments(ce);
+        yield new io.gpufleet.cost.aws.CostExplorerCommitmentAdapter(ce);
       }
       case "rate-table" -> w -> io.gpufleet.cost.model.Commitments.table(settings.effectiveRates());
       default ->
-          CommitmentSource.none(
+          CommitmentPort.none(
               "not configured (COST_COMMITMENTS=none): On-Demand nodes at list price; Savings"
                   + " Plans and Reserved Instances not applied");
     };
   }
 
-  static UtilisationSource utilisation(CostSettings settings, AwsClients aws) {
+  static UtilisationPort utilisation(CostSettings settings, AwsClients aws) {
     return utilisation(settings, aws, settings.clusterName());
   }
 
   /** Container Insights is read per cluster (its ClusterName dimension); the others are not. */
-  static UtilisationSource utilisation(CostSettings settings, AwsClients aws, String cluster) {
+  static UtilisationPort utilisation(CostSettings settings, AwsClients aws, String cluster) {
     return switch (settings.utilisation()) {
       case "container-insights" ->
-          new io.gpufleet.cost.aws.ContainerInsightsUtilisation(
+          new io.gpufleet.cost.aws.ContainerInsightsUtilisationAdapter(
               aws.build(software.amazon.awssdk.services.cloudwatch.CloudWatchClient.builder()),
               cluster);
       case "prometheus" ->
-          new io.gpufleet.cost.aws.PrometheusUtilisation(
+          new io.gpufleet.cost.aws.PrometheusUtilisationAdapter(
               java.net.URI.create(settings.prometheusUrl()),
               java.net.http.HttpClient.newBuilder()
                   .connectTimeout(java.time.Duration.ofSeconds(10))
                   .build(),
               Optional.of(aws.credentials()));
       default ->
-          UtilisationSource.none(
+          UtilisationPort.none(
               "not configured (COST_UTILISATION=none): idle is requested-idle only; no cost per"
                   + " token");
     };
@@ -95,9 +95,9 @@ public final class CostWiring {
     AwsClients aws = AwsClients.fromEnvironment();
     KubernetesClient kube =
         KubeClients.fromEnvironment(env, settings.clusterName(), () -> aws, clock);
-    BlobStore store = new S3BlobStore(aws.build(S3Client.builder()), bucket, "");
+    BlobStorePort store = new S3BlobStoreAdapter(aws.build(S3Client.builder()), bucket, "");
     var sinks = OutcomeSinks.fromEnvironment(env, () -> aws, EVENT_SOURCE);
-    MetricsSink metrics = new PowertoolsMetricsSink();
+    MetricsPort metrics = new PowertoolsMetricsAdapter();
     var reporter = new CostReporter(metrics, sinks.publisher(), sinks.notifier());
     Ec2Client ec2 = aws.build(Ec2Client.builder());
     // the first cluster at init (as ever); any other on first use, so one unreachable or not yet
@@ -106,16 +106,16 @@ public final class CostWiring {
     targets.add(
         new CostReportService.ClusterTarget(
             settings.clusterName(),
-            new FabricClusterReader(kube, settings.teamLabel()),
+            new CostClusterAdapter(kube, settings.teamLabel()),
             utilisation(settings, aws, settings.clusterName())));
     for (String name : clusters.subList(1, clusters.size())) {
       targets.add(
           new CostReportService.ClusterTarget(
               name,
-              new LazyClusterReader(
+              new LazyCostClusterPort(
                   name,
                   () ->
-                      new FabricClusterReader(
+                      new CostClusterAdapter(
                           KubeClients.fromEnvironment(env, name, () -> aws, clock),
                           settings.teamLabel())),
               utilisation(settings, aws, name)));
@@ -125,8 +125,8 @@ public final class CostWiring {
             settings,
             aws.region().id(),
             targets,
-            new Ec2InstanceReader(ec2),
-            new Ec2SpotPriceHistory(ec2),
+            new Ec2InstanceAdapter(ec2),
+            new Ec2SpotPriceHistoryAdapter(ec2),
             OnDemandPricing.create(aws, env, Optional.of(store), clock),
             store,
             reporter,

@@ -8,7 +8,7 @@ import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.MemoryBlobStore;
-import io.gpufleet.cost.k8s.FabricClusterReader;
+import io.gpufleet.cost.k8s.CostClusterAdapter;
 import io.gpufleet.cost.model.CostOutcome;
 import io.gpufleet.cost.model.Lifecycle;
 import io.gpufleet.sim.DemoFleet;
@@ -63,12 +63,12 @@ class CostHandlerEventsTest {
               n.nodePool(),
               n.nodeGroup()));
     }
-    var reporter = new CostReporter(metrics, publisher, io.gpufleet.core.outcome.Notifier.NONE);
+    var reporter = new CostReporter(metrics, publisher, io.gpufleet.core.outcome.NotifierPort.NONE);
     var service =
         new CostReportService(
             CostSettings.defaults(DemoFleet.CLUSTER),
             "us-east-1",
-            new FabricClusterReader(client, "team"),
+            new CostClusterAdapter(client, "team"),
             ec2,
             new Fixtures.FakeSpot(),
             new StaticPrices(),

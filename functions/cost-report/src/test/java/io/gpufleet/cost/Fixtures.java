@@ -63,7 +63,7 @@ final class Fixtures {
         id, type, "us-east-1a", lc, launch, "terminated", stopped, "gpu-pool", null);
   }
 
-  static final class FakeCluster implements ClusterReader {
+  static final class FakeCluster implements CostClusterPort {
     final List<ClusterNode> nodes = new CopyOnWriteArrayList<>();
     final List<ClusterPod> pods = new CopyOnWriteArrayList<>();
 
@@ -78,7 +78,7 @@ final class Fixtures {
     }
   }
 
-  static final class FakeEc2 implements InstanceReader {
+  static final class FakeEc2 implements InstancePort {
     final List<Ec2Instance> instances = new CopyOnWriteArrayList<>();
     final List<Collection<String>> askedIds = new CopyOnWriteArrayList<>();
 
@@ -89,7 +89,7 @@ final class Fixtures {
     }
   }
 
-  static final class FakeSpot implements SpotPriceHistory {
+  static final class FakeSpot implements SpotPriceHistoryPort {
     final List<SpotPricePoint> points = new CopyOnWriteArrayList<>();
     final List<Set<String>> asked = new CopyOnWriteArrayList<>();
     volatile boolean fail;

@@ -3,7 +3,7 @@ package io.gpufleet.schedule;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.outcome.MetricsSink;
+import io.gpufleet.core.outcome.MetricsPort;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,7 +12,7 @@ import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 /** Lambda entry: decode the scheduler tick, run the reconcile, answer with the outcome, flush. */
 public final class ScheduleHandler implements RequestStreamHandler, AutoCloseable {
   private final ScheduleService service;
-  private final MetricsSink metrics;
+  private final MetricsPort metrics;
   private final AutoCloseable resources;
 
   public ScheduleHandler() {
@@ -26,11 +26,11 @@ public final class ScheduleHandler implements RequestStreamHandler, AutoCloseabl
     this(wired.service(), wired.metrics(), wired.client());
   }
 
-  public ScheduleHandler(ScheduleService service, MetricsSink metrics) {
+  public ScheduleHandler(ScheduleService service, MetricsPort metrics) {
     this(service, metrics, null);
   }
 
-  private ScheduleHandler(ScheduleService service, MetricsSink metrics, AutoCloseable resources) {
+  private ScheduleHandler(ScheduleService service, MetricsPort metrics, AutoCloseable resources) {
     this.service = service;
     this.metrics = metrics;
     this.resources = resources;

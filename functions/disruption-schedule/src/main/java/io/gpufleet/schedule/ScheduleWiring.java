@@ -5,13 +5,13 @@ import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
-import io.gpufleet.core.outcome.PowertoolsMetricsSink;
-import io.gpufleet.schedule.aws.S3PolicySource;
-import io.gpufleet.schedule.aws.SsmPolicySource;
-import io.gpufleet.schedule.k8s.FabricScheduleGateway;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
+import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
+import io.gpufleet.schedule.aws.S3PolicyAdapter;
+import io.gpufleet.schedule.aws.SsmPolicyAdapter;
+import io.gpufleet.schedule.k8s.ScheduleClusterAdapter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.function.Supplier;
@@ -28,7 +28,7 @@ public final class ScheduleWiring {
 
   private ScheduleWiring() {}
 
-  public record Wired(ScheduleService service, MetricsSink metrics, AutoCloseable client) {}
+  public record Wired(ScheduleService service, MetricsPort metrics, AutoCloseable client) {}
 
   public static Wired fromEnvironment() {
     Settings env = Settings.fromEnvironment();
@@ -37,40 +37,40 @@ public final class ScheduleWiring {
     Supplier<AwsClients> aws = AwsClients.lazyFromEnvironment();
     KubernetesClient kube = KubeClients.fromEnvironment(env, settings.clusterName(), aws, clock);
     var sinks = OutcomeSinks.fromEnvironment(env, aws, EVENT_SOURCE);
-    MetricsSink metrics = new PowertoolsMetricsSink();
-    PolicySource source = policySource(settings.policySource(), aws);
+    MetricsPort metrics = new PowertoolsMetricsAdapter();
+    PolicySourcePort source = policySource(settings.policySource(), aws);
     var service =
         service(kube, settings, source, metrics, sinks.publisher(), sinks.notifier(), clock);
     return new Wired(service, metrics, kube);
   }
 
   /** ssm:/name, s3://bucket/key, file:/path, or the document itself. */
-  public static PolicySource policySource(String spec, Supplier<AwsClients> aws) {
+  public static PolicySourcePort policySource(String spec, Supplier<AwsClients> aws) {
     if (spec.startsWith("ssm:")) {
-      return new SsmPolicySource(aws.get().build(SsmClient.builder()), spec.substring(4));
+      return new SsmPolicyAdapter(aws.get().build(SsmClient.builder()), spec.substring(4));
     }
     if (spec.startsWith("s3://")) {
       String rest = spec.substring(5);
       int slash = rest.indexOf('/');
-      return new S3PolicySource(
+      return new S3PolicyAdapter(
           aws.get().build(S3Client.builder()), rest.substring(0, slash), rest.substring(slash + 1));
     }
     if (spec.startsWith("file:")) {
-      return PolicySource.file(Path.of(spec.substring(5)));
+      return PolicySourcePort.file(Path.of(spec.substring(5)));
     }
-    return PolicySource.inline(spec, "inline");
+    return PolicySourcePort.inline(spec, "inline");
   }
 
   /** The schedule service over a Kubernetes client: shared by the CLI, simulate, bench, tests. */
   public static ScheduleService service(
       KubernetesClient kube,
       ScheduleSettings settings,
-      PolicySource source,
-      MetricsSink metrics,
-      EventPublisher publisher,
-      Notifier notifier,
+      PolicySourcePort source,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
       Clock clock) {
-    var cluster = new FabricScheduleGateway(kube, clock);
+    var cluster = new ScheduleClusterAdapter(kube, clock);
     var reporter = new ScheduleReporter(cluster, metrics, publisher, notifier);
     return new ScheduleService(settings, source, cluster, reporter, clock);
   }

@@ -80,7 +80,7 @@ class ScheduleHandlerEventsTest {
     objects = cluster.objects();
     DemoWorkloads.populate(cluster);
     var policy =
-        PolicySource.file(root().resolve("deploy/policy/disruption-schedule.example.yaml"));
+        PolicySourcePort.file(root().resolve("deploy/policy/disruption-schedule.example.yaml"));
     var service =
         ScheduleWiring.service(
             client,
@@ -88,7 +88,7 @@ class ScheduleHandlerEventsTest {
             policy,
             metrics,
             publisher,
-            io.gpufleet.core.outcome.Notifier.NONE,
+            io.gpufleet.core.outcome.NotifierPort.NONE,
             clock);
     handler = new ScheduleHandler(service, metrics);
   }

@@ -5,7 +5,7 @@ import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.event.LifecycleEvents;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.outcome.MetricsSink;
+import io.gpufleet.core.outcome.MetricsPort;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -27,7 +27,7 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
 
   private final EventDecoder decoder;
   private final DrainService service;
-  private final MetricsSink metrics;
+  private final MetricsPort metrics;
   private final Clock clock;
   private final AutoCloseable resources;
 
@@ -53,12 +53,12 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
     this(wired.service(), wired.metrics(), clock, wired.client());
   }
 
-  public DrainHandler(DrainService service, MetricsSink metrics, Clock clock) {
+  public DrainHandler(DrainService service, MetricsPort metrics, Clock clock) {
     this(service, metrics, clock, null);
   }
 
   private DrainHandler(
-      DrainService service, MetricsSink metrics, Clock clock, AutoCloseable resources) {
+      DrainService service, MetricsPort metrics, Clock clock, AutoCloseable resources) {
     this.service = service;
     this.metrics = metrics;
     this.clock = clock;
@@ -79,7 +79,7 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
             PowertoolsLogging.withLogging(context, () -> handleBatch(batch.get(), hardStop));
         if (!result.failed().isEmpty()) {
           // each left for SQS to redeliver (then the dead-letter queue)
-          metrics.add(EVENTS_FAILED, result.failed().size(), MetricsSink.Unit.COUNT);
+          metrics.add(EVENTS_FAILED, result.failed().size(), MetricsPort.Unit.COUNT);
         }
         output.write(Json.MAPPER.writeValueAsBytes(result.response()));
         return;
@@ -90,7 +90,7 @@ public final class DrainHandler implements RequestStreamHandler, AutoCloseable {
       output.write(Json.MAPPER.writeValueAsBytes(outcomes));
     } catch (RuntimeException | IOException e) {
       // Lambda retries and then dead-letters the event; the metric lets an alarm say so at once.
-      metrics.add(EVENTS_FAILED, 1, MetricsSink.Unit.COUNT);
+      metrics.add(EVENTS_FAILED, 1, MetricsPort.Unit.COUNT);
       throw e;
     } finally {
       metrics.flush();

@@ -1,7 +1,7 @@
 package io.gpufleet.drain;
 
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.gpufleet.drain.k8s.FabricClusterGateway;
+import io.gpufleet.drain.k8s.DrainClusterAdapter;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -25,7 +25,7 @@ final class DrainWarmup {
       // logging first: the main thread starts with the Jackson 2 work (see DrainHandler.wire),
       // and the client it builds next logs, so it finds logging ready instead of building it
       LoggerFactory.getLogger(DrainHandler.class);
-      FabricClusterGateway.prime(new KubernetesSerialization());
+      DrainClusterAdapter.prime(new KubernetesSerialization());
     } catch (RuntimeException | LinkageError e) {
       // only a head start: whatever fails here fails (and is reported) on the main path
     }

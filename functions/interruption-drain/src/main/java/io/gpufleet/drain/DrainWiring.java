@@ -5,12 +5,12 @@ import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
-import io.gpufleet.core.outcome.PowertoolsMetricsSink;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
+import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.time.Sleeper;
-import io.gpufleet.drain.k8s.FabricClusterGateway;
+import io.gpufleet.drain.k8s.DrainClusterAdapter;
 import java.time.Clock;
 import java.util.function.Supplier;
 
@@ -28,7 +28,7 @@ public final class DrainWiring {
    * client} is closed only by one-shot local runs (a Lambda environment keeps it).
    */
   public record Wired(
-      DrainService service, MetricsSink metrics, Runnable prime, AutoCloseable client) {}
+      DrainService service, MetricsPort metrics, Runnable prime, AutoCloseable client) {}
 
   public static Wired fromEnvironment() {
     Settings env = Settings.fromEnvironment();
@@ -43,25 +43,25 @@ public final class DrainWiring {
               + " clusters: unset KUBE_API_URL (each cluster is found with EKS DescribeCluster)");
     }
     var sinks = OutcomeSinks.fromEnvironment(env, aws, EVENT_SOURCE);
-    MetricsSink metrics = new PowertoolsMetricsSink();
+    MetricsPort metrics = new PowertoolsMetricsAdapter();
     LifecyclePort hooks = lifecycleHooks(aws);
     ContinuationPort continuations = continuations(env, aws);
     // the first cluster at init (SnapStart primes its client); any other on first use, so one
     // unreachable or mistyped cluster fails its own events, not the function's init
     KubernetesClient primaryKube = KubeClients.fromEnvironment(env, clusters.primary(), aws, clock);
-    var primary = new FabricClusterGateway(primaryKube);
-    var ports = new java.util.LinkedHashMap<String, ClusterPort>();
+    var primary = new DrainClusterAdapter(primaryKube);
+    var ports = new java.util.LinkedHashMap<String, DrainClusterPort>();
     ports.put(clusters.primary(), primary);
     var extraKubes = new java.util.concurrent.CopyOnWriteArrayList<KubernetesClient>();
     for (String name : clusters.names().subList(1, clusters.names().size())) {
       ports.put(
           name,
-          new LazyClusterPort(
+          new LazyDrainClusterPort(
               name,
               () -> {
                 var kube = KubeClients.fromEnvironment(env, name, aws, clock);
                 extraKubes.add(kube);
-                return new FabricClusterGateway(kube);
+                return new DrainClusterAdapter(kube);
               }));
     }
     var members =
@@ -80,7 +80,7 @@ public final class DrainWiring {
       service.findReservationInstancesWith(reservationInstances(aws));
     }
     if (env.bool("DRAIN_NODE_LOOKUP_EC2", true)) {
-      service.lookUpInstancesWith(InstanceDirectory.remembering(instanceDirectory(aws), 4096));
+      service.lookUpInstancesWith(InstanceLookupPort.remembering(instanceDirectory(aws), 4096));
     }
     AutoCloseable close =
         () -> {
@@ -94,11 +94,11 @@ public final class DrainWiring {
 
   /** One router-less drain service per cluster, in the list's order. */
   static java.util.List<ClusterRouter.Member> members(
-      java.util.Map<String, ClusterPort> ports,
+      java.util.Map<String, DrainClusterPort> ports,
       DrainSettings settings,
-      MetricsSink metrics,
-      EventPublisher publisher,
-      Notifier notifier,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
       Clock clock,
       Sleeper sleeper,
       LifecyclePort hooks,
@@ -137,9 +137,9 @@ public final class DrainWiring {
       java.util.Map<String, KubernetesClient> kubes,
       ClusterList clusters,
       DrainSettings settings,
-      MetricsSink metrics,
-      EventPublisher publisher,
-      Notifier notifier,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
       Clock clock,
       Sleeper sleeper) {
     return routed(
@@ -160,15 +160,15 @@ public final class DrainWiring {
       java.util.Map<String, KubernetesClient> kubes,
       ClusterList clusters,
       DrainSettings settings,
-      MetricsSink metrics,
-      EventPublisher publisher,
-      Notifier notifier,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
       Clock clock,
       Sleeper sleeper,
       LifecyclePort hooks,
       ContinuationPort continuations) {
-    var ports = new java.util.LinkedHashMap<String, ClusterPort>();
-    kubes.forEach((name, kube) -> ports.put(name, new FabricClusterGateway(kube)));
+    var ports = new java.util.LinkedHashMap<String, DrainClusterPort>();
+    kubes.forEach((name, kube) -> ports.put(name, new DrainClusterAdapter(kube)));
     return entry(
         members(
             ports, settings, metrics, publisher, notifier, clock, sleeper, hooks, continuations),
@@ -179,14 +179,14 @@ public final class DrainWiring {
   /**
    * EC2 DescribeInstances for one instance (node name, cluster tags), client built on first use.
    */
-  static InstanceDirectory instanceDirectory(Supplier<AwsClients> aws) {
+  static InstanceLookupPort instanceDirectory(Supplier<AwsClients> aws) {
     var adapter =
         new java.util.concurrent.atomic.AtomicReference<
-            io.gpufleet.drain.aws.Ec2ReservationInstances>();
+            io.gpufleet.drain.aws.Ec2InstancesAdapter>();
     return id ->
         adapter
             .updateAndGet(
-                a -> a != null ? a : io.gpufleet.drain.aws.Ec2ReservationInstances.from(aws.get()))
+                a -> a != null ? a : io.gpufleet.drain.aws.Ec2InstancesAdapter.from(aws.get()))
             .describe(id);
   }
 
@@ -196,7 +196,7 @@ public final class DrainWiring {
     return id ->
         adapter
             .updateAndGet(
-                a -> a != null ? a : io.gpufleet.drain.aws.Ec2ReservationInstances.from(aws.get()))
+                a -> a != null ? a : io.gpufleet.drain.aws.Ec2InstancesAdapter.from(aws.get()))
             .runningInstances(id);
   }
 
@@ -260,9 +260,9 @@ public final class DrainWiring {
   public static DrainService service(
       KubernetesClient kube,
       DrainSettings settings,
-      MetricsSink metrics,
-      EventPublisher publisher,
-      Notifier notifier,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
       Clock clock,
       Sleeper sleeper) {
     return service(
@@ -273,14 +273,14 @@ public final class DrainWiring {
   public static DrainService service(
       KubernetesClient kube,
       DrainSettings settings,
-      MetricsSink metrics,
-      EventPublisher publisher,
-      Notifier notifier,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
       Clock clock,
       Sleeper sleeper,
       LifecyclePort hooks,
       ContinuationPort continuations) {
-    var cluster = new FabricClusterGateway(kube);
+    var cluster = new DrainClusterAdapter(kube);
     var reporter = new DrainReporter(cluster, metrics, publisher, notifier, settings.options());
     return new DrainService(settings, cluster, reporter, clock, sleeper, hooks, continuations);
   }

@@ -154,7 +154,7 @@ class PeerCorpusTest {
                           id ->
                               cluster.label(
                                   nodeOf(id.asText()),
-                                  ClusterPort.CAPACITY_RESERVATION_LABEL,
+                                  DrainClusterPort.CAPACITY_RESERVATION_LABEL,
                                   e.getKey())));
       var service =
           DrainWiring.service(

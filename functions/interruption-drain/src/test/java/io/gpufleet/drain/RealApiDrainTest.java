@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.time.Sleeper;
-import io.gpufleet.drain.k8s.FabricClusterGateway;
+import io.gpufleet.drain.k8s.DrainClusterAdapter;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DrainOutcome.Status;
 import io.gpufleet.drain.model.EvictionResult;
@@ -135,7 +135,7 @@ class RealApiDrainTest {
     assertThat(budget.getStatus().getDisruptionsAllowed()).isZero();
 
     // When the gateway evicts it
-    var gateway = new FabricClusterGateway(cluster.client());
+    var gateway = new DrainClusterAdapter(cluster.client());
     PodInfo info = gateway.podsOnNode(node).get(0);
     assertThat(info.uid()).isEqualTo(pod.getMetadata().getUid());
     EvictionResult result = gateway.evict(info, 30);

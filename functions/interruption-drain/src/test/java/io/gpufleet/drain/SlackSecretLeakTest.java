@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpufleet.core.aws.AwsSecretReader;
-import io.gpufleet.core.aws.SlackWebhookNotifier;
+import io.gpufleet.core.aws.SecretsManagerAdapter;
+import io.gpufleet.core.aws.SlackWebhookAdapter;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.secret.CachedSecret;
@@ -137,12 +137,12 @@ class SlackSecretLeakTest {
     var secret =
         new CachedSecret(
             new SecretRef.SecretsManagerSecret(arn),
-            new AwsSecretReader(() -> clients),
+            new SecretsManagerAdapter(() -> clients),
             Duration.ofMinutes(5),
             time.clock());
     URI stub = URI.create("http://127.0.0.1:" + slack.getAddress().getPort() + "/");
     var notifier =
-        new SlackWebhookNotifier(
+        new SlackWebhookAdapter(
             secret, HttpClient.newHttpClient(), webhook -> stub.resolve(webhook.getRawPath()));
     var service =
         DrainWiring.service(
