@@ -10,12 +10,12 @@ import java.util.function.Supplier;
  * fail for this cluster alone, e.g. deleted or not yet granted, without failing the function's
  * init. A failed build is tried again on the next run.
  */
-final class LazyCostClusterPort implements CostClusterPort {
+public final class LazyCostClusterPort implements CostClusterPort {
   private final String name;
   private final Supplier<CostClusterPort> build;
   private volatile CostClusterPort built;
 
-  LazyCostClusterPort(String name, Supplier<CostClusterPort> build) {
+  public LazyCostClusterPort(String name, Supplier<CostClusterPort> build) {
     this.name = name;
     this.build = build;
   }

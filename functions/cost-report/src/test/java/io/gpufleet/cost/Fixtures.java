@@ -15,7 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** Behavioural fakes of the cost report's ports and small builders. */
-final class Fixtures {
+public final class Fixtures {
   static final String CLUSTER = "c1";
   static final String REGION = "us-east-1";
 
@@ -78,8 +78,8 @@ final class Fixtures {
     }
   }
 
-  static final class FakeEc2 implements InstancePort {
-    final List<Ec2Instance> instances = new CopyOnWriteArrayList<>();
+  public static final class FakeEc2 implements InstancePort {
+    public final List<Ec2Instance> instances = new CopyOnWriteArrayList<>();
     final List<Collection<String>> askedIds = new CopyOnWriteArrayList<>();
 
     @Override
@@ -89,7 +89,7 @@ final class Fixtures {
     }
   }
 
-  static final class FakeSpot implements SpotPriceHistoryPort {
+  public static final class FakeSpot implements SpotPriceHistoryPort {
     final List<SpotPricePoint> points = new CopyOnWriteArrayList<>();
     final List<Set<String>> asked = new CopyOnWriteArrayList<>();
     volatile boolean fail;

@@ -15,6 +15,7 @@ import io.gpufleet.schedule.model.Change.Action;
 import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.model.ScheduleOutcome.Status;
 import io.gpufleet.schedule.model.TargetState;
+import io.gpufleet.schedule.wiring.ScheduleWiring;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.real.KwokNodes;
 import io.gpufleet.sim.real.RealApiServerTest;

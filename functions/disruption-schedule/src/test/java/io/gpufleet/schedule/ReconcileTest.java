@@ -14,6 +14,7 @@ import io.gpufleet.schedule.model.Change.Action;
 import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.model.ScheduleOutcome.Status;
 import io.gpufleet.schedule.model.Write;
+import io.gpufleet.schedule.wiring.ScheduleWiring;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimObjects;

@@ -13,9 +13,9 @@ import java.util.concurrent.Executors;
  * instance no cluster has is remembered in the negative cache, so a foreign instance's next events
  * do not list every cluster's nodes again.
  */
-final class ClusterRouter {
+public final class ClusterRouter {
   /** One cluster of the stack: its name, its drain service and its Kubernetes port. */
-  record Member(String name, DrainService service, DrainClusterPort port) {}
+  public record Member(String name, DrainService service, DrainClusterPort port) {}
 
   /** Where an instance goes: {@code member} empty = no listed cluster has its node. */
   record Route(Optional<Member> member, boolean fromNegativeCache) {}
@@ -23,7 +23,7 @@ final class ClusterRouter {
   private final List<Member> members;
   private final NegativeCache foreign;
 
-  ClusterRouter(List<Member> members, NegativeCache foreign) {
+  public ClusterRouter(List<Member> members, NegativeCache foreign) {
     if (members.isEmpty()) {
       throw new IllegalArgumentException("at least one cluster");
     }

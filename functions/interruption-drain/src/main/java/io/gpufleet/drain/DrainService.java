@@ -90,7 +90,7 @@ public final class DrainService {
    * the member whose cluster has the instance's node; {@code router}'s members are router-less
    * services (this one may be among them).
    */
-  DrainService routeAcross(ClusterRouter clusters) {
+  public DrainService routeAcross(ClusterRouter clusters) {
     for (var m : clusters.members()) {
       if (m.service() != this && m.service().router != null) {
         throw new IllegalArgumentException("a member of a routed stack must not route itself");

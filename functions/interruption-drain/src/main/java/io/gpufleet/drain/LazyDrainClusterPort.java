@@ -15,12 +15,12 @@ import java.util.function.Supplier;
  * others. Until it is built, every call reports the cluster unavailable (so the event is retried),
  * and the next call tries again.
  */
-final class LazyDrainClusterPort implements DrainClusterPort {
+public final class LazyDrainClusterPort implements DrainClusterPort {
   private final String name;
   private final Supplier<DrainClusterPort> build;
   private volatile DrainClusterPort built;
 
-  LazyDrainClusterPort(String name, Supplier<DrainClusterPort> build) {
+  public LazyDrainClusterPort(String name, Supplier<DrainClusterPort> build) {
     this.name = name;
     this.build = build;
   }

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DrainOutcome.Status;
+import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.real.FunctionIdentity;
 import io.gpufleet.sim.real.K8sBinaries;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpufleet.schedule.PolicySourcePort;
 import io.gpufleet.schedule.ScheduleSettings;
-import io.gpufleet.schedule.ScheduleWiring;
 import io.gpufleet.schedule.policy.PolicyParser;
+import io.gpufleet.schedule.wiring.ScheduleWiring;
 import io.gpufleet.sim.aws.AwsEmulatorExtension;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
