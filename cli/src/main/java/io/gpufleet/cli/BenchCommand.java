@@ -4,15 +4,15 @@ import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.pricing.TokenBucket;
 import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
-import io.gpufleet.drain.DrainWiring;
 import io.gpufleet.drain.model.DrainKind;
 import io.gpufleet.drain.model.DrainOutcome;
+import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
 import java.io.PrintStream;
@@ -489,9 +489,9 @@ final class BenchCommand implements Callable<Integer> {
     return DrainWiring.service(
         client,
         DrainSettings.defaults("bench"),
-        MetricsSink.NONE,
-        EventPublisher.NONE,
-        Notifier.NONE,
+        MetricsPort.NONE,
+        EventPublisherPort.NONE,
+        NotifierPort.NONE,
         time.clock(),
         time.sleeper());
   }

@@ -2,18 +2,18 @@ package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.drain.ClusterList;
-import io.gpufleet.drain.DrainHandler;
 import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
-import io.gpufleet.drain.DrainWiring;
-import io.gpufleet.drain.InstanceDirectory;
-import io.gpufleet.drain.aws.Ec2ReservationInstances;
+import io.gpufleet.drain.InstanceLookupPort;
+import io.gpufleet.drain.aws.Ec2InstancesAdapter;
 import io.gpufleet.drain.model.DrainKind;
 import io.gpufleet.drain.model.DrainOutcome;
+import io.gpufleet.drain.wiring.DrainHandler;
+import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.SimTime;
 import java.io.PrintStream;
 import java.net.URI;
@@ -88,21 +88,21 @@ final class BurstEnvironments {
                   kubes,
                   ClusterList.of(names.toArray(String[]::new)),
                   DrainSettings.defaults(names.get(0)),
-                  MetricsSink.NONE,
-                  EventPublisher.NONE,
-                  Notifier.NONE,
+                  MetricsPort.NONE,
+                  EventPublisherPort.NONE,
+                  NotifierPort.NONE,
                   time.clock(),
                   time.sleeper());
       if (target.ec2() != null) {
         // the Lambda's EC2 client: SigV4-signed DescribeInstances to the simulated EC2
-        InstanceDirectory ec2 =
-            new Ec2ReservationInstances(
+        InstanceLookupPort ec2 =
+            new Ec2InstancesAdapter(
                 target.ec2(),
                 Region.US_EAST_1,
                 StaticCredentialsProvider.create(
                     AwsBasicCredentials.create("AKIDSIMULATED", "simulated")),
                 UrlConnectionHttpClient.create());
-        InstanceDirectory timed =
+        InstanceLookupPort timed =
             id -> {
               long t0 = System.nanoTime();
               try {
@@ -111,13 +111,13 @@ final class BurstEnvironments {
                 EC2_LOOKUP_NANOS.add(System.nanoTime() - t0);
               }
             };
-        service.lookUpInstancesWith(InstanceDirectory.remembering(timed, 4096));
+        service.lookUpInstancesWith(InstanceLookupPort.remembering(timed, 4096));
       }
       return new Environment(
           burstClient,
           List.copyOf(kubes.values()),
           service,
-          new DrainHandler(service, MetricsSink.NONE, time.clock()));
+          new DrainHandler(service, MetricsPort.NONE, time.clock()));
     }
 
     @Override

@@ -8,12 +8,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.schedule.k8s.FabricScheduleGateway;
+import io.gpufleet.schedule.k8s.ScheduleClusterAdapter;
 import io.gpufleet.schedule.model.Change;
 import io.gpufleet.schedule.model.Change.Action;
 import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.model.ScheduleOutcome.Status;
 import io.gpufleet.schedule.model.Write;
+import io.gpufleet.schedule.wiring.ScheduleWiring;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimObjects;
@@ -89,7 +90,7 @@ class ReconcileTest {
     return ScheduleWiring.service(
         client,
         ScheduleSettings.defaults("sim", "inline"),
-        PolicySource.inline(policy, "inline"),
+        PolicySourcePort.inline(policy, "inline"),
         metrics,
         publisher,
         notifier,
@@ -107,7 +108,7 @@ class ReconcileTest {
   /** The schedule's remembered state of a Deployment/StatefulSet ({@code Kind.name}), or null. */
   JsonNode state(String ns, String key) {
     var cm =
-        client.configMaps().inNamespace(ns).withName(FabricScheduleGateway.STATE_CONFIGMAP).get();
+        client.configMaps().inNamespace(ns).withName(ScheduleClusterAdapter.STATE_CONFIGMAP).get();
     String text = cm == null || cm.getData() == null ? null : cm.getData().get(key);
     try {
       return text == null ? null : Json.MAPPER.readTree(text);
@@ -480,7 +481,7 @@ class ReconcileTest {
 
   @Test
   void shouldReportAConflictWhenTheObjectChangesBetweenReadAndWrite() {
-    var gateway = new FabricScheduleGateway(client, Clock.systemUTC());
+    var gateway = new ScheduleClusterAdapter(client, Clock.systemUTC());
     var chat =
         gateway.workloads().stream()
             .filter(w -> w.ref().name().equals("chat"))

@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.gpufleet.core.time.Sleeper;
-import io.gpufleet.drain.aws.Ec2ReservationInstances;
+import io.gpufleet.drain.aws.Ec2InstancesAdapter;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DrainOutcome.Status;
+import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.SimEc2;
@@ -188,8 +189,8 @@ class RealApiMultiClusterTest {
       var service =
           stack(blue)
               .lookUpInstancesWith(
-                  InstanceDirectory.remembering( // as DrainWiring wires it
-                      new Ec2ReservationInstances(
+                  InstanceLookupPort.remembering( // as DrainWiring wires it
+                      new Ec2InstancesAdapter(
                           ec2.endpoint(),
                           Region.US_EAST_1,
                           StaticCredentialsProvider.create(
