@@ -434,8 +434,10 @@ final class ObjectStore {
       // as the API server: the Scale's uid and resourceVersion, when sent, are preconditions
       String uid = patch.path("metadata").path("uid").asText(null);
       if (uid != null && !uid.equals(current.path("metadata").path("uid").asText())) {
+        // the scale registry names its subresource here (deployments/scale.apps)
+        String r = resource(plural);
         return SimDispatcher.conflict(
-            resource(plural),
+            r.replaceFirst("\\.", "/scale."),
             name,
             "Precondition failed: UID in precondition: "
                 + uid

@@ -146,13 +146,15 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
       String wantedUid =
           eviction.path("deleteOptions").path("preconditions").path("uid").asText(null);
       if (wantedUid != null && !wantedUid.equals(pod.getMetadata().getUid())) {
+        // as the API server's delete preconditions (rest.BeforeDelete): the kind, not the resource
         return conflict(
-            "pods",
+            "Pod",
             name,
-            "Precondition failed: UID in precondition: "
+            "the UID in the precondition ("
                 + wantedUid
-                + ", UID in object meta: "
-                + pod.getMetadata().getUid());
+                + ") does not match the UID in record ("
+                + pod.getMetadata().getUid()
+                + "). The object might have been deleted and then recreated");
       }
       if (pod.getMetadata().getDeletionTimestamp() != null) {
         return evicted();
@@ -218,6 +220,20 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
               + "/pods/"
               + pod.getMetadata().getName();
       ObjectNode patch = Json.MAPPER.createObjectNode();
+      // as the eviction subresource: a DisruptionTarget condition before the deletion
+      var conditions = patch.putObject("status").putArray("conditions");
+      if (pod.getStatus() != null && pod.getStatus().getConditions() != null) {
+        pod.getStatus().getConditions().forEach(c -> conditions.add(Json.MAPPER.valueToTree(c)));
+      }
+      conditions
+          .addObject()
+          .put("type", "DisruptionTarget")
+          .put("status", "True")
+          .put(
+              "lastTransitionTime",
+              cluster.time().now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString())
+          .put("reason", "EvictionByEvictionAPI")
+          .put("message", "Eviction API: evicting");
       patch
           .putObject("metadata")
           // as the API server: the moment the grace period runs out, not the moment of the request

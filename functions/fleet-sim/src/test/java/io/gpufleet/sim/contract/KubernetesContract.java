@@ -92,6 +92,14 @@ abstract class KubernetesContract {
     if (after != null) {
       // still terminating: marked with the grace period asked for, to end when it runs out
       assertThat(after.getMetadata().getDeletionGracePeriodSeconds()).isEqualTo(5L);
+      // and told why: the eviction API's DisruptionTarget condition
+      assertThat(after.getStatus().getConditions())
+          .anySatisfy(
+              cond -> {
+                assertThat(cond.getType()).isEqualTo("DisruptionTarget");
+                assertThat(cond.getStatus()).isEqualTo("True");
+                assertThat(cond.getReason()).isEqualTo("EvictionByEvictionAPI");
+              });
       assertThat(Instant.parse(after.getMetadata().getDeletionTimestamp()))
           .isAfterOrEqualTo(asked.plusSeconds(4));
     }
@@ -138,12 +146,13 @@ abstract class KubernetesContract {
     assertThat(a.reason()).isEqualTo("Conflict");
     assertThat(a.message())
         .isEqualTo(
-            "Operation cannot be fulfilled on pods \""
+            "Operation cannot be fulfilled on Pod \""
                 + pod.getMetadata().getName()
-                + "\": Precondition failed: UID in precondition: "
+                + "\": the UID in the precondition ("
                 + other
-                + ", UID in object meta: "
-                + pod.getMetadata().getUid());
+                + ") does not match the UID in record ("
+                + pod.getMetadata().getUid()
+                + "). The object might have been deleted and then recreated");
     assertThat(podResource(pod).get().getMetadata().getDeletionTimestamp()).isNull();
   }
 
@@ -455,8 +464,10 @@ abstract class KubernetesContract {
     assertThat(e.getCode()).isEqualTo(409);
     assertThat(e.getStatus().getReason()).isEqualTo("Conflict");
     assertThat(e.getStatus().getMessage())
-        .contains(
-            "Precondition failed: UID in precondition: other-uid, UID in object meta: " + uid);
+        .isEqualTo(
+            "Operation cannot be fulfilled on deployments/scale.apps \"chat\": Precondition failed:"
+                + " UID in precondition: other-uid, UID in object meta: "
+                + uid);
 
     // the schedule's scale: PUT .../scale with uid and resourceVersion
     Scale answered = deployments().withName("chat").scale(scale(2, uid, rv));
