@@ -398,6 +398,12 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
 
   /** 404 as the API server words it: {@code <resource> "<name>" not found}. */
   static MockResponse notFound(String resource, String name) {
+    return status(
+        404, "NotFound", resource + " \"" + name + "\" not found", details(resource, name));
+  }
+
+  /** StatusDetails of a named object: name, group (when not core) and the resource as kind. */
+  private static Map<String, Object> details(String resource, String name) {
     int dot = resource.indexOf('.');
     var details = new java.util.LinkedHashMap<String, Object>();
     details.put("name", name);
@@ -405,7 +411,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
       details.put("group", resource.substring(dot + 1));
     }
     details.put("kind", dot > 0 ? resource.substring(0, dot) : resource);
-    return status(404, "NotFound", resource + " \"" + name + "\" not found", details);
+    return details;
   }
 
   /** 409 for a stale resourceVersion, worded as the API server does. */
@@ -419,17 +425,10 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
 
   /** 409 {@code Operation cannot be fulfilled on <resource> "<name>": <why>}. */
   static MockResponse conflict(String resource, String name, String why) {
-    int dot = resource.indexOf('.');
-    var details = new java.util.LinkedHashMap<String, Object>();
-    details.put("name", name);
-    if (dot > 0) {
-      details.put("group", resource.substring(dot + 1));
-    }
-    details.put("kind", dot > 0 ? resource.substring(0, dot) : resource);
     return status(
         409,
         "Conflict",
         "Operation cannot be fulfilled on " + resource + " \"" + name + "\": " + why,
-        details);
+        details(resource, name));
   }
 }

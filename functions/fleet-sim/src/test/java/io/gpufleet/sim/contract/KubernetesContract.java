@@ -46,30 +46,11 @@ import org.junit.jupiter.api.Test;
  * {@code fleet-sim}, not the case.
  */
 abstract class KubernetesContract {
-  static final ResourceDefinitionContext NODES =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("")
-          .withVersion("v1")
-          .withKind("Node")
-          .withPlural("nodes")
-          .withNamespaced(false)
-          .build();
+  static final ResourceDefinitionContext NODES = ctx("", "v1", "Node", "nodes", false);
   static final ResourceDefinitionContext NODEPOOLS =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("karpenter.sh")
-          .withVersion("v1")
-          .withKind("NodePool")
-          .withPlural("nodepools")
-          .withNamespaced(false)
-          .build();
+      ctx("karpenter.sh", "v1", "NodePool", "nodepools", false);
   static final ResourceDefinitionContext SCALEDOBJECTS =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("keda.sh")
-          .withVersion("v1alpha1")
-          .withKind("ScaledObject")
-          .withPlural("scaledobjects")
-          .withNamespaced(true)
-          .build();
+      ctx("keda.sh", "v1alpha1", "ScaledObject", "scaledobjects", true);
   static final String PAUSED = "autoscaling.keda.sh/paused-replicas";
 
   /** The server under test, fresh for each case. */
@@ -573,6 +554,17 @@ abstract class KubernetesContract {
         .inNamespace(cluster().namespace())
         .resource(pdb)
         .create();
+  }
+
+  static ResourceDefinitionContext ctx(
+      String group, String version, String kind, String plural, boolean namespaced) {
+    return new ResourceDefinitionContext.Builder()
+        .withGroup(group)
+        .withVersion(version)
+        .withKind(kind)
+        .withPlural(plural)
+        .withNamespaced(namespaced)
+        .build();
   }
 
   static IntOrString intOrString(String v) {
