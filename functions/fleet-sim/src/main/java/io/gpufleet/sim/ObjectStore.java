@@ -434,12 +434,18 @@ final class ObjectStore {
       // as the API server: the Scale's uid and resourceVersion, when sent, are preconditions
       String uid = patch.path("metadata").path("uid").asText(null);
       if (uid != null && !uid.equals(current.path("metadata").path("uid").asText())) {
-        // the scale registry names its subresource here (deployments/scale.apps)
-        String r = resource(plural);
+        // the registry's answer: its storage layer's precondition error, wrapped in a 409
         return SimDispatcher.conflict(
-            r.replaceFirst("\\.", "/scale."),
+            resource(plural),
             name,
-            "Precondition failed: UID in precondition: "
+            "StorageError: invalid object, Code: 4, Key: /registry/"
+                + plural
+                + "/"
+                + current.path("metadata").path("namespace").asText()
+                + "/"
+                + name
+                + ", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in"
+                + " precondition: "
                 + uid
                 + ", UID in object meta: "
                 + current.path("metadata").path("uid").asText());

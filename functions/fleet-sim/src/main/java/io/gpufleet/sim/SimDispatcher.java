@@ -161,15 +161,12 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
       }
       var pdbs = matchingPdbs(pod);
       if (pdbs.size() > 1) {
-        // as the API server's NewInternalError: the cause in the details, prefixed in the message
-        String cause =
-            "This pod has more than one PodDisruptionBudget, which the eviction subresource does not"
-                + " support.";
+        // as the API server: a plain error, not a Status, so a 500 with no reason and no details
         return status(
             500,
-            "InternalError",
-            "Internal error occurred: " + cause,
-            Map.of("causes", List.of(Map.of("message", cause))));
+            null,
+            "This pod has more than one PodDisruptionBudget, which the eviction subresource does not"
+                + " support.");
       }
       if (pdbs.size() == 1 && healthy(pod)) {
         var budget = budget(pdbs.get(0));
@@ -186,13 +183,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
                           "reason",
                           "DisruptionBudget",
                           "message",
-                          "The disruption budget "
-                              + pdbs.get(0).getMetadata().getName()
-                              + " needs "
-                              + budget.desired()
-                              + " healthy pods and has "
-                              + budget.healthy()
-                              + " currently"))));
+                          refusal(pdbs.get(0).getMetadata().getName(), budget)))));
         }
       }
       long grace =
@@ -208,6 +199,23 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
         evictionLock.unlock();
       }
     }
+  }
+
+  /**
+   * The DisruptionBudget cause of a 429, as the eviction subresource words it: the numbers while
+   * the budget is short of healthy pods, else only that it allows nothing now (e.g. a budget that
+   * expects no pods).
+   */
+  static String refusal(String pdb, Budget budget) {
+    return budget.healthy() <= budget.desired()
+        ? "The disruption budget "
+            + pdb
+            + " needs "
+            + budget.desired()
+            + " healthy pods and has "
+            + budget.healthy()
+            + " currently"
+        : "The disruption budget " + pdb + " does not allow evicting pods currently";
   }
 
   /** Marks a pod terminating (deletionTimestamp) inside the store. */
@@ -388,7 +396,9 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     body.put("metadata", Map.of());
     body.put("status", "Failure");
     body.put("message", message);
-    body.put("reason", reason);
+    if (reason != null) {
+      body.put("reason", reason);
+    }
     if (details != null) {
       body.put("details", details);
     }
