@@ -342,6 +342,48 @@ abstract class KubernetesContract {
   }
 
   @Test
+  void applyOfAFieldTheCreatorSetIs409NamingTheCreatorsUpdate() {
+    var c = cluster();
+    String pool = c.unique("gpu");
+    ObjectNode spec = SimObjects.nodePool(pool, Map.of("team", "ml"), null, "30s");
+    GenericKubernetesResource created =
+        c.client().genericKubernetesResources(NODEPOOLS).resource(generic(spec)).create();
+    // the creator's manager: its fieldManager, else its User-Agent's product (an Update entry)
+    JsonNode creator = managedFields(created).get(0);
+    assertThat(creator.path("operation").asText()).isEqualTo("Update");
+    assertThat(
+            owns(
+                created,
+                creator.path("manager").asText(),
+                "spec",
+                "disruption",
+                "consolidateAfter"))
+        .isTrue();
+
+    var e = catchK8s(() -> apply(pool, "gpufleet", false, consolidateAfter(pool, "1m")));
+
+    assertThat(e.getCode()).isEqualTo(409);
+    assertThat(e.getStatus().getDetails().getCauses())
+        .singleElement()
+        .satisfies(
+            cause -> {
+              assertThat(cause.getReason()).isEqualTo("FieldManagerConflict");
+              assertThat(cause.getField()).isEqualTo(".spec.disruption.consolidateAfter");
+              assertThat(cause.getMessage())
+                  .isEqualTo(
+                      "conflict with \""
+                          + creator.path("manager").asText()
+                          + "\" using karpenter.sh/v1");
+            });
+    // the schedule applies with force for exactly this reason
+    assertThat(
+            disruption(apply(pool, "gpufleet", true, consolidateAfter(pool, "1m")))
+                .path("consolidateAfter")
+                .asText())
+        .isEqualTo("1m");
+  }
+
+  @Test
   void applyingWhatIsThereAlreadyWritesNothing() {
     var c = cluster();
     String pool = c.unique("gpu");
