@@ -190,15 +190,17 @@ class ReconcileTest {
     assertThat(after.at("/spec/disruption/budgets").toString())
         .isEqualTo("[{\"nodes\":\"50%\",\"reasons\":[\"Underutilized\",\"Empty\"]}]");
     assertThat(after.at("/spec/disruption/consolidateAfter").asText()).isEqualTo("5m");
-    // everything else is exactly as it was
+    // everything else is exactly as it was (bookkeeping the server writes aside: resourceVersion,
+    // generation, and managedFields, where the apply made gpufleet the owner of what it set)
     ObjectNode expected = before.deepCopy();
     ObjectNode disruption = (ObjectNode) expected.at("/spec/disruption");
     disruption.set("budgets", after.at("/spec/disruption/budgets"));
     disruption.put("consolidateAfter", "5m");
-    ((ObjectNode) expected.get("metadata")).remove(List.of("resourceVersion", "generation"));
+    ((ObjectNode) expected.get("metadata"))
+        .remove(List.of("resourceVersion", "generation", "managedFields"));
     ObjectNode actual = after.deepCopy();
     ((ObjectNode) actual.get("metadata"))
-        .remove(List.of("annotations", "resourceVersion", "generation"));
+        .remove(List.of("annotations", "resourceVersion", "generation", "managedFields"));
     assertThat(actual).isEqualTo(expected);
     // a spec change, so the generation went up by one
     assertThat(after.at("/metadata/generation").asLong())
