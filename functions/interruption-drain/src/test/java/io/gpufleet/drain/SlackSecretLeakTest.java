@@ -10,11 +10,11 @@ import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.secret.CachedSecret;
 import io.gpufleet.core.secret.SecretRef;
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.drain.model.DrainOutcome.Status;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;
-import io.gpufleet.sim.SimTime;
 import io.gpufleet.sim.aws.AwsEmulatorExtension;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -24,7 +24,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.logging.log4j.Level;
@@ -50,7 +49,7 @@ class SlackSecretLeakTest {
   @RegisterExtension static final AwsEmulatorExtension AWS = new AwsEmulatorExtension();
   static final String TOKEN = "T0LEAK/B0LEAK/leakcanary0123456789abcdef";
 
-  SimTime time;
+  VirtualTime time;
   SimCluster cluster;
   KubernetesClient client;
   HttpServer slack;
@@ -99,7 +98,7 @@ class SlackSecretLeakTest {
           exchange.close();
         });
     slack.start();
-    time = new SimTime(Instant.now(), 40);
+    time = new VirtualTime(DrainFixture.START);
     cluster = SimCluster.start(time);
     client = cluster.newClient();
     DemoFleet.populate(cluster);
