@@ -213,7 +213,7 @@ final class SimulateCommand implements Callable<Integer> {
                           "AKIDSIMULATED", "simulated")))
               .endpointOverride(awsStub.endpoint())
               .build();
-      asg = new io.gpufleet.sim.aws.SimAutoScaling(awsStub, time.clock());
+      asg = new io.gpufleet.sim.aws.SimAutoScaling(awsStub, time);
       // one stack, two clusters: the demo fleet and a research cluster whose managed node group
       // node runs in the demo Capacity Block without Karpenter's label
       second = SimCluster.start(time);

@@ -18,25 +18,33 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.time.TimeSource;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
  * A simulated EKS cluster's API server on loopback: fabric8's CRUD mock with an eviction and PDB
  * model, pods that take their (granted) grace period to terminate, an optional ReplicaSet /
- * StatefulSet controller that starts replacements elsewhere, latency and fault injection. Time runs
- * on a {@link SimTime}.
+ * StatefulSet controller that starts replacements elsewhere, latency and fault injection.
+ *
+ * <p>Time runs on a {@link TimeSource} ({@link SimTime} for {@code simulate} and the benchmarks,
+ * {@link io.gpufleet.core.time.VirtualTime} in tests). What kubelet and the controllers do later (a
+ * pod gone when its grace period ends, a replacement started) goes on an agenda that is worked off
+ * up to each request's {@link RequestTime} before the request is answered, and up to the caller's
+ * time before each seeding or inspection call: every observer sees exactly what is due at its
+ * instant, however fast or slow the machine. (Under virtual time, threads whose times differ see
+ * the cluster as of the latest instant any request has reached.)
  */
 public final class SimCluster implements AutoCloseable {
   // Held so the setting sticks: the mock server logs every request at INFO otherwise.
@@ -47,41 +55,40 @@ public final class SimCluster implements AutoCloseable {
     MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
   }
 
-  private final SimTime time;
+  private final TimeSource time;
   private final SimDispatcher dispatcher;
   private final KubernetesMockServer server;
-  private final ScheduledExecutorService scheduler;
+  private final PriorityQueue<Due> agenda = new PriorityQueue<>();
+  private final ReentrantLock working = new ReentrantLock();
+  private long scheduled;
   private final AtomicInteger replacements = new AtomicInteger();
   private volatile Function<Pod, Duration> terminationTime = p -> Duration.ZERO;
   private volatile Duration replacementDelay;
 
-  private SimCluster(SimTime time) {
+  /** Something kubelet or a controller does at {@code at} (ties in the order scheduled). */
+  private record Due(Instant at, long seq, Runnable action) implements Comparable<Due> {
+    @Override
+    public int compareTo(Due o) {
+      int c = at.compareTo(o.at);
+      return c != 0 ? c : Long.compare(seq, o.seq);
+    }
+  }
+
+  private SimCluster(TimeSource time) {
     this.time = time;
     this.dispatcher = new SimDispatcher(this);
     this.server =
         new KubernetesMockServer(
             new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
-    this.scheduler =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              var t = new Thread(r, "sim-cluster-controller");
-              t.setDaemon(true);
-              return t;
-            });
   }
 
-  public static SimCluster start(SimTime time) {
+  public static SimCluster start(TimeSource time) {
     var cluster = new SimCluster(time);
-    try {
-      cluster.server.start(InetAddress.getLoopbackAddress(), 0);
-    } catch (RuntimeException e) {
-      cluster.scheduler.shutdownNow();
-      throw e;
-    }
+    cluster.server.start(InetAddress.getLoopbackAddress(), 0);
     return cluster;
   }
 
-  public SimTime time() {
+  public TimeSource time() {
     return time;
   }
 
@@ -89,9 +96,13 @@ public final class SimCluster implements AutoCloseable {
     return server.url("/");
   }
 
-  /** A client configured exactly like the functions' (no hidden retries, JDK HTTP client). */
+  /**
+   * A client configured exactly like the functions' (no hidden retries, JDK HTTP client), whose
+   * requests carry the sender's time ({@link RequestTime}).
+   */
   public KubernetesClient newClient() {
-    return KubeClients.forUrl(url(), Optional.empty(), () -> "sim-token");
+    return KubeClients.forUrl(
+        url(), Optional.empty(), () -> "sim-token", RequestTime.stamping(time));
   }
 
   /** Latency added to every request the functions make (not to seeding or inspection). */
@@ -110,6 +121,7 @@ public final class SimCluster implements AutoCloseable {
   }
 
   public int replacementsStarted() {
+    catchUp(time.now());
     return replacements.get();
   }
 
@@ -143,6 +155,7 @@ public final class SimCluster implements AutoCloseable {
   // ---- seeding and inspection (not subject to latency or faults) ----
 
   public <T extends HasMetadata> T create(T resource) {
+    catchUp(time.now());
     String path = collectionPath(resource);
     var response = dispatcher.internal(HttpMethod.POST, path, Serialization.asJson(resource));
     if (response.code() >= 300) {
@@ -163,12 +176,14 @@ public final class SimCluster implements AutoCloseable {
   }
 
   public List<Pod> podsOn(String nodeName) {
+    catchUp(time.now());
     return dispatcher.pods.onNode(null, nodeName).stream()
         .map(json -> Serialization.unmarshal(json.toString(), Pod.class))
         .toList();
   }
 
   public List<Node> nodes() {
+    catchUp(time.now());
     return Serialization.unmarshal(
             dispatcher.internal(HttpMethod.GET, "/api/v1/nodes", null).getBody().readUtf8(),
             io.fabric8.kubernetes.api.model.NodeList.class)
@@ -176,6 +191,7 @@ public final class SimCluster implements AutoCloseable {
   }
 
   public List<io.fabric8.kubernetes.api.model.Event> events() {
+    catchUp(time.now());
     return Serialization.unmarshal(
             dispatcher.internal(HttpMethod.GET, "/api/v1/events", null).getBody().readUtf8(),
             io.fabric8.kubernetes.api.model.EventList.class)
@@ -184,11 +200,13 @@ public final class SimCluster implements AutoCloseable {
 
   /** NodePools, Deployments, StatefulSets, HPAs and ScaledObjects (seeding, inspection, writes). */
   public SimObjects objects() {
+    catchUp(time.now());
     return new SimObjects(dispatcher);
   }
 
   /** Sets one label on a node (a merge patch, not subject to latency or faults). */
   public void label(String node, String key, String value) {
+    catchUp(time.now());
     var response =
         dispatcher.internal(
             HttpMethod.PATCH,
@@ -201,10 +219,12 @@ public final class SimCluster implements AutoCloseable {
   }
 
   public void deleteNode(String name) {
+    catchUp(time.now());
     dispatcher.internal(HttpMethod.DELETE, "/api/v1/nodes/" + name, null);
   }
 
   private <T> Optional<T> get(String path, Class<T> type) {
+    catchUp(time.now());
     var response = dispatcher.internal(HttpMethod.GET, path, null);
     if (response.code() == 404) {
       return Optional.empty();
@@ -230,23 +250,53 @@ public final class SimCluster implements AutoCloseable {
 
   // ---- the behaviour of kubelet and controllers, in simulated time ----
 
-  void beginTermination(Pod pod, long grantedGrace) {
+  /** An eviction accepted at {@code at}: the pod goes when its (granted) grace allows. */
+  void beginTermination(Pod pod, long grantedGrace, Instant at) {
     Duration wanted = terminationTime.apply(pod);
     Duration granted = Duration.ofSeconds(grantedGrace);
     Duration takes = wanted.compareTo(granted) > 0 ? granted : wanted;
     if (takes.isZero()) {
       remove(pod);
     } else {
-      dispatcher.markTerminating(pod, grantedGrace);
-      scheduler.schedule(() -> remove(pod), time.toReal(takes).toNanos(), TimeUnit.NANOSECONDS);
+      dispatcher.markTerminating(pod, grantedGrace, at);
+      schedule(at.plus(takes), () -> remove(pod));
     }
     Duration delay = replacementDelay;
     String owner = controllerKind(pod);
     if (delay != null && ("ReplicaSet".equals(owner) || "StatefulSet".equals(owner))) {
-      scheduler.schedule(
-          () -> startReplacement(pod, owner),
-          time.toReal(delay.plus(takes)).toNanos(),
-          TimeUnit.NANOSECONDS);
+      schedule(at.plus(takes).plus(delay), () -> startReplacement(pod, owner));
+    }
+  }
+
+  private void schedule(Instant at, Runnable action) {
+    synchronized (agenda) {
+      agenda.add(new Due(at, scheduled++, action));
+    }
+  }
+
+  /**
+   * Does, in order, everything due by {@code now}. One thread at a time; what an action itself
+   * calls (seeding, inspection) does not start another round.
+   */
+  void catchUp(Instant now) {
+    if (working.isHeldByCurrentThread()) {
+      return;
+    }
+    working.lock();
+    try {
+      while (true) {
+        Due next;
+        synchronized (agenda) {
+          next = agenda.peek();
+          if (next == null || next.at().isAfter(now)) {
+            return;
+          }
+          agenda.poll();
+        }
+        next.action().run();
+      }
+    } finally {
+      working.unlock();
     }
   }
 
@@ -306,7 +356,6 @@ public final class SimCluster implements AutoCloseable {
 
   @Override
   public void close() {
-    scheduler.shutdownNow();
     server.shutdown();
   }
 
@@ -498,6 +547,7 @@ public final class SimCluster implements AutoCloseable {
 
   /** Keeps a PDB's status in step with the pods, as the disruption controller would. */
   public void refreshPdbStatus(String namespace, String name) {
+    catchUp(time.now());
     get(
             "/apis/policy/v1/namespaces/" + namespace + "/poddisruptionbudgets/" + name,
             PodDisruptionBudget.class)

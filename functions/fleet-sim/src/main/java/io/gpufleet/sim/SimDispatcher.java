@@ -17,6 +17,7 @@ import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.LabelSelectors;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -62,19 +63,21 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
   @Override
   public MockResponse dispatch(RecordedRequest request) {
     boolean admin = request.getHeader(ADMIN_HEADER) != null;
+    Instant at = RequestTime.of(request.getHeader(RequestTime.HEADER), cluster.time());
+    cluster.catchUp(at);
     MockResponse response;
     if (!admin) {
       log.add(new ApiRequest(System.nanoTime(), request.getMethod(), request.getPath()));
       response = injectedFault(request);
       if (response == null) {
-        response = route(request);
+        response = route(request, at);
       }
       Duration delay = latency;
       if (!delay.isZero()) {
         response.setBodyDelay(delay);
       }
     } else {
-      response = route(request);
+      response = route(request, at);
     }
     return response;
   }
@@ -98,12 +101,12 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
   final ObjectStore objects = new ObjectStore();
   final EventStore events = new EventStore();
 
-  private MockResponse route(RecordedRequest request) {
+  private MockResponse route(RecordedRequest request, Instant at) {
     String path = request.getPath();
     if ("POST".equals(request.getMethod())) {
       Matcher m = EVICTION.matcher(path);
       if (m.matches()) {
-        return evict(m.group(1), m.group(2), request.getUtf8Body());
+        return evict(m.group(1), m.group(2), request.getUtf8Body(), at);
       }
     }
     for (PodStore store : List.of(pods, nodes)) {
@@ -128,7 +131,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     return super.dispatch(request);
   }
 
-  private MockResponse evict(String namespace, String name, String body) {
+  private MockResponse evict(String namespace, String name, String body, Instant at) {
     // Decisions under a PDB must be atomic (concurrent evictions must not over-disrupt); pods no
     // budget selects need no lock, so they are evicted in parallel as the API server does.
     boolean locked = false;
@@ -190,7 +193,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
           eviction.path("deleteOptions").has("gracePeriodSeconds")
               ? eviction.path("deleteOptions").path("gracePeriodSeconds").asLong()
               : Optional.ofNullable(pod.getSpec().getTerminationGracePeriodSeconds()).orElse(30L);
-      cluster.beginTermination(pod, grace);
+      cluster.beginTermination(pod, grace, at);
       return evicted();
     } catch (java.io.IOException e) {
       return status(400, "BadRequest", "unreadable Eviction: " + e.getMessage());
@@ -218,8 +221,11 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
         : "The disruption budget " + pdb + " does not allow evicting pods currently";
   }
 
-  /** Marks a pod terminating (deletionTimestamp) inside the store. */
-  void markTerminating(Pod pod, long grace) {
+  /**
+   * Marks a pod terminating inside the store; {@code at} is when the eviction was accepted, and the
+   * deletionTimestamp is, as the API server sets it, the moment the grace period runs out.
+   */
+  void markTerminating(Pod pod, long grace, Instant at) {
     evictionLock.lock();
     try {
       String podPath =
@@ -247,12 +253,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
           // as the API server: the moment the grace period runs out, not the moment of the request
           .put(
               "deletionTimestamp",
-              cluster
-                  .time()
-                  .now()
-                  .plusSeconds(grace)
-                  .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
-                  .toString())
+              at.plusSeconds(grace).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString())
           .put("deletionGracePeriodSeconds", grace);
       internal(HttpMethod.PATCH, podPath, patch.toString());
     } finally {
@@ -370,7 +371,8 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     var headers =
         Headers.builder().add("Content-Type", contentType(method)).add(ADMIN_HEADER, "1").build();
     var buffer = body == null ? new Buffer() : new Buffer(body.getBytes(StandardCharsets.UTF_8));
-    return route(new RecordedRequest("HTTP/1.1", method, path, headers, buffer));
+    return route(
+        new RecordedRequest("HTTP/1.1", method, path, headers, buffer), cluster.time().now());
   }
 
   private static String contentType(HttpMethod method) {

@@ -1,18 +1,16 @@
 package io.gpufleet.sim;
 
 import io.gpufleet.core.time.Sleeper;
-import java.time.Clock;
+import io.gpufleet.core.time.TimeSource;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 
 /**
  * Simulated time that runs {@code speed} times faster than the wall clock, from a start instant.
  * The clock and the sleeper agree, so code that waits for "two minutes" through them finishes in
  * 120/speed real seconds and sees two minutes pass.
  */
-public final class SimTime {
+public final class SimTime implements TimeSource {
   private final Instant start;
   private final long startNanos;
   private final double speed;
@@ -34,6 +32,7 @@ public final class SimTime {
     return speed;
   }
 
+  @Override
   public Instant now() {
     long elapsed = System.nanoTime() - startNanos;
     return start.plusNanos((long) (elapsed * speed));
@@ -44,25 +43,7 @@ public final class SimTime {
     return Duration.ofNanos((long) (simulated.toNanos() / speed));
   }
 
-  public Clock clock() {
-    return new Clock() {
-      @Override
-      public ZoneId getZone() {
-        return ZoneOffset.UTC;
-      }
-
-      @Override
-      public Clock withZone(ZoneId zone) {
-        return this;
-      }
-
-      @Override
-      public Instant instant() {
-        return now();
-      }
-    };
-  }
-
+  @Override
   public Sleeper sleeper() {
     return d -> Sleeper.SYSTEM.sleep(toReal(d));
   }

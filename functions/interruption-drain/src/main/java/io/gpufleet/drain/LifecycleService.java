@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +45,6 @@ final class LifecycleService {
   private final DrainClusterPort cluster;
   private final LifecyclePort hooks;
   private final ContinuationPort continuations;
-  private final Drainer drainer;
   private final Clock clock;
   private final Sleeper sleeper;
 
@@ -62,7 +62,6 @@ final class LifecycleService {
     this.cluster = cluster;
     this.hooks = hooks;
     this.continuations = continuations;
-    this.drainer = new Drainer(cluster, clock, sleeper, settings);
     this.clock = clock;
     this.sleeper = sleeper;
   }
@@ -251,12 +250,15 @@ final class LifecycleService {
     // drain, heartbeating while pods remain
     var selection = drains.policy().select(cluster.podsOnNode(node.name()));
     var stillWaiting = new AtomicBoolean(true);
-    Drainer.Result result;
-    try (var ticker = new Ticker(r, stillWaiting)) {
-      result =
-          drainer.run(
-              node.name(), selection, until, limit, lastRound && settings.forceDeleteAtDeadline());
-    }
+    var beating = new Heartbeats(r, stillWaiting).between(sleeper);
+    Drainer.Result result =
+        new Drainer(cluster, clock, beating, settings)
+            .run(
+                node.name(),
+                selection,
+                until,
+                limit,
+                lastRound && settings.forceDeleteAtDeadline());
     var planUntil =
         new io.gpufleet.drain.DrainPolicy.Plan(
             plan.kind(),
@@ -471,47 +473,51 @@ final class LifecycleService {
     continuations.schedule(Json.write(body), config.checkInterval());
   }
 
-  /** Heartbeats every LIFECYCLE_HEARTBEAT_INTERVAL on a virtual thread while the drain runs. */
-  private final class Ticker implements AutoCloseable {
-    private final Thread thread;
-    private final AtomicBoolean stop = new AtomicBoolean();
+  /**
+   * Heartbeats every LIFECYCLE_HEARTBEAT_INTERVAL while the drain runs, from the drain's own waits
+   * (it waits at least every {@link Drainer#BACKOFF_MAX} while pods remain): after a wait, the one
+   * thread that finds a heartbeat due sends it. No thread of its own, so a heartbeat happens at a
+   * point of the drain's time, never ahead of it.
+   */
+  private final class Heartbeats {
+    private final Round r;
+    private final AtomicBoolean stillWaiting;
+    private final AtomicReference<Instant> next;
+    private volatile boolean stopped;
 
-    Ticker(Round r, AtomicBoolean stillWaiting) {
-      thread =
-          Thread.ofVirtual()
-              .name("lifecycle-heartbeat")
-              .start(
-                  () -> {
-                    while (!stop.get()) {
-                      try {
-                        sleeper.sleep(config.heartbeatInterval());
-                      } catch (InterruptedException e) {
-                        return;
-                      }
-                      if (stop.get()) {
-                        return;
-                      }
-                      try {
-                        if (!beat(r)) {
-                          stillWaiting.set(false);
-                          return;
-                        }
-                      } catch (HookUnavailableException e) {
-                        // the next tick tries again; the hook's timeout is longer than the interval
-                        LOG.warn("lifecycle heartbeat failed: {}", e.getMessage());
-                      } catch (RuntimeException e) {
-                        LOG.warn("lifecycle heartbeat stopped: {}", e.toString());
-                        return;
-                      }
-                    }
-                  });
+    Heartbeats(Round r, AtomicBoolean stillWaiting) {
+      this.r = r;
+      this.stillWaiting = stillWaiting;
+      this.next = new AtomicReference<>(clock.instant().plus(config.heartbeatInterval()));
     }
 
-    @Override
-    public void close() throws InterruptedException {
-      stop.set(true);
-      thread.interrupt();
-      thread.join();
+    Sleeper between(Sleeper waits) {
+      return d -> {
+        waits.sleep(d);
+        beatIfDue();
+      };
+    }
+
+    private void beatIfDue() {
+      Instant due = next.get();
+      Instant now = clock.instant();
+      if (stopped
+          || now.isBefore(due)
+          || !next.compareAndSet(due, now.plus(config.heartbeatInterval()))) {
+        return;
+      }
+      try {
+        if (!beat(r)) {
+          stillWaiting.set(false);
+          stopped = true;
+        }
+      } catch (HookUnavailableException e) {
+        // the next one tries again; the hook's timeout is longer than the interval
+        LOG.warn("lifecycle heartbeat failed: {}", e.getMessage());
+      } catch (RuntimeException e) {
+        LOG.warn("lifecycle heartbeat stopped: {}", e.toString());
+        stopped = true;
+      }
     }
   }
 }

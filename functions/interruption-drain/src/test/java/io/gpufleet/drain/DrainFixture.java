@@ -4,18 +4,29 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.event.DecodeResult;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.event.FleetEvent;
+import io.gpufleet.core.time.TimeSource;
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.Recorders;
+import io.gpufleet.sim.RequestTime;
 import io.gpufleet.sim.SimCluster;
-import io.gpufleet.sim.SimTime;
+import io.gpufleet.sim.aws.AwsStubServer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.autoscaling.AutoScalingClient;
 
-/** A simulated cluster plus a drain service wired to it with recording fakes. */
-final class DrainFixture implements AutoCloseable {
-  static final double SPEED = 40;
-  final SimTime time;
+/**
+ * A simulated cluster plus a drain service wired to it with recording fakes, all on one virtual
+ * time: the drain's waits take no real time and the cluster's pods go at the virtual instant their
+ * grace period ends, so every figure is exact whatever the machine's load.
+ */
+public final class DrainFixture implements AutoCloseable {
+  public static final Instant START = Instant.parse("2026-11-29T12:00:00Z");
+  final VirtualTime time;
   final SimCluster cluster;
   final KubernetesClient client;
   final Recorders.RecordingPublisher publisher = new Recorders.RecordingPublisher();
@@ -29,7 +40,7 @@ final class DrainFixture implements AutoCloseable {
   }
 
   DrainFixture(DrainSettings settings) {
-    this.time = new SimTime(Instant.parse("2026-11-29T12:00:00Z"), SPEED);
+    this.time = new VirtualTime(START);
     this.cluster = SimCluster.start(time);
     this.client = cluster.newClient();
     use(settings);
@@ -167,6 +178,20 @@ final class DrainFixture implements AutoCloseable {
             Map.of("app", "dcgm"),
             30,
             0));
+  }
+
+  /**
+   * An Auto Scaling client of the simulated service behind {@code stub}, stamping each call with
+   * the caller's time (at which the simulated hook acts).
+   */
+  public static AutoScalingClient autoScaling(AwsStubServer stub, TimeSource time) {
+    return AutoScalingClient.builder()
+        .region(Region.US_EAST_1)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSTUB", "s")))
+        .endpointOverride(stub.endpoint())
+        .overrideConfiguration(c -> c.addExecutionInterceptor(RequestTime.stampingSdk(time)))
+        .build();
   }
 
   long evictionRequests() {

@@ -22,9 +22,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.autoscaling.AutoScalingClient;
 
 /**
@@ -36,8 +33,9 @@ class LifecycleDrainTest {
   static final String GROUP = "gpu-ng-asg";
   static final String HOOK = "gpufleet-drain";
   static final String INSTANCE = "i-0a5c0000000000001";
+  static final java.time.Instant START = DrainFixture.START;
   static AwsStubServer stub;
-  static AutoScalingClient client;
+  AutoScalingClient client;
 
   DrainFixture f;
   SimAutoScaling asg;
@@ -50,18 +48,10 @@ class LifecycleDrainTest {
   @BeforeAll
   static void startStub() {
     stub = AwsStubServer.start();
-    client =
-        AutoScalingClient.builder()
-            .region(Region.US_EAST_1)
-            .credentialsProvider(
-                StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSTUB", "s")))
-            .endpointOverride(stub.endpoint())
-            .build();
   }
 
   @AfterAll
   static void stopStub() {
-    client.close();
     stub.close();
   }
 
@@ -69,12 +59,14 @@ class LifecycleDrainTest {
   void start() {
     stub.reset();
     f = new DrainFixture();
-    asg = new SimAutoScaling(stub, f.time.clock());
+    client = DrainFixture.autoScaling(stub, f.time);
+    asg = new SimAutoScaling(stub, f.time);
     use(DrainSettings.Lifecycle.DEFAULTS, false);
   }
 
   @AfterEach
   void stop() {
+    client.close();
     f.close();
   }
 
@@ -174,7 +166,7 @@ class LifecycleDrainTest {
     assertThat(o.kind()).isEqualTo("asg-terminate");
     assertThat(o.podsEvicted()).containsExactlyInAnyOrder("apps/web-0", "apps/web-1");
     assertThat(o.lifecycle().result()).isEqualTo("CONTINUE");
-    assertThat(o.lifecycle().heartbeats()).isGreaterThanOrEqualTo(1);
+    assertThat(o.lifecycle().heartbeats()).isEqualTo(1);
     assertThat(cordonedAndTainted()).isTrue();
     assertThat(asg.completions())
         .singleElement()
@@ -185,6 +177,11 @@ class LifecycleDrainTest {
             });
     // the heartbeat came before the completion, and no follow-up was needed
     assertThat(asg.heartbeats().get(0).at()).isBeforeOrEqualTo(asg.completions().get(0).at());
+    // pods that go at once: the whole drain happens at the instant the event arrived
+    assertThat(asg.heartbeats())
+        .singleElement()
+        .satisfies(h -> assertThat(h.at()).isEqualTo(START));
+    assertThat(asg.completions().get(0).at()).isEqualTo(START);
     assertThat(continuations).isEmpty();
     assertThat(f.publisher.published).hasSize(1);
   }
@@ -213,7 +210,19 @@ class LifecycleDrainTest {
     assertThat(first.lifecycle().nextCheck()).isNotNull();
     assertThat(asg.completions()).isEmpty();
     assertThat(asg.pending(INSTANCE)).isPresent();
-    assertThat(asg.heartbeats()).hasSizeGreaterThanOrEqualTo(2);
+    // at the start, once 30 s had passed (at the blocked pod's next retry, so up to a backoff
+    // later), and at the end of the 40 s invocation to keep the action alive for the follow-up
+    assertThat(asg.heartbeats())
+        .extracting(SimAutoScaling.Heartbeat::at)
+        .hasSize(3)
+        .satisfies(
+            at -> {
+              assertThat(at.get(0)).isEqualTo(START);
+              assertThat(at.get(1))
+                  .isBetween(
+                      START.plusSeconds(30), START.plusSeconds(30).plus(Drainer.BACKOFF_MAX));
+              assertThat(at.get(2)).isEqualTo(START.plusSeconds(40));
+            });
     assertThat(continuations)
         .singleElement()
         .satisfies(c -> assertThat(c.delay()).isEqualTo(Duration.ofSeconds(45)));

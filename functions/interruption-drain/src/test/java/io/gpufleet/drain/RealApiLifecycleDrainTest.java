@@ -70,7 +70,9 @@ class RealApiLifecycleDrainTest {
   @BeforeEach
   void reset() {
     stub.reset();
-    asg = new SimAutoScaling(stub, Clock.systemUTC());
+    // real time on purpose: kwok and the controllers of the real API server run on the wall clock,
+    // so the drain, its hook and the simulated Auto Scaling group must too
+    asg = new SimAutoScaling(stub, io.gpufleet.sim.SimTime.realTime());
   }
 
   DrainService service(RealCluster cluster) {

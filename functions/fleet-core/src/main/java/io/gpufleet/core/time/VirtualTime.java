@@ -1,10 +1,7 @@
 package io.gpufleet.core.time;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,7 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * thread that waited for them continues from the latest of their times. (Waiting on a lock or
  * semaphore costs no time here.) Single-threaded users simply {@link #set} or {@link #advance} it.
  */
-public final class VirtualTime {
+public final class VirtualTime implements TimeSource {
   private final Instant start;
   private final List<Duration> sleeps = new CopyOnWriteArrayList<>();
 
@@ -70,6 +67,7 @@ public final class VirtualTime {
   }
 
   /** This thread's time. */
+  @Override
   public synchronized Instant now() {
     return lane.get().join();
   }
@@ -97,25 +95,7 @@ public final class VirtualTime {
     return sleeps.stream().reduce(Duration.ZERO, Duration::plus);
   }
 
-  public Clock clock() {
-    return new Clock() {
-      @Override
-      public ZoneId getZone() {
-        return ZoneOffset.UTC;
-      }
-
-      @Override
-      public Clock withZone(ZoneId zone) {
-        return this;
-      }
-
-      @Override
-      public Instant instant() {
-        return now();
-      }
-    };
-  }
-
+  @Override
   public Sleeper sleeper() {
     return d -> {
       if (d.isNegative()) {

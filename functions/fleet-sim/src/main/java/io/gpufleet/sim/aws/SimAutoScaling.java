@@ -1,6 +1,7 @@
 package io.gpufleet.sim.aws;
 
-import java.time.Clock;
+import io.gpufleet.core.time.TimeSource;
+import io.gpufleet.sim.RequestTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,7 +18,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@code CompleteLifecycleAction} find the pending action by token or instance id (the token wins
  * when both are given), refuse anything else with {@code ValidationError} "No active Lifecycle
  * Action found", accept only {@code CONTINUE}/{@code ABANDON}, and a heartbeat restarts the hook's
- * timeout. Every completion and heartbeat is recorded.
+ * timeout. Every completion and heartbeat is recorded. A call acts at the instant its client
+ * stamped on it ({@link RequestTime}), else at the time source's now.
  */
 public final class SimAutoScaling {
   public static final String NS = "http://autoscaling.amazonaws.com/doc/2011-01-01/";
@@ -64,13 +66,13 @@ public final class SimAutoScaling {
   /** A heartbeat that was accepted. */
   public record Heartbeat(String group, String hook, String instanceId, Instant at) {}
 
-  private final Clock clock;
+  private final TimeSource time;
   private final Map<String, Pending> pending = new LinkedHashMap<>();
   private final List<Completion> completions = new CopyOnWriteArrayList<>();
   private final List<Heartbeat> heartbeats = new CopyOnWriteArrayList<>();
 
-  public SimAutoScaling(AwsStubServer stub, Clock clock) {
-    this.clock = clock;
+  public SimAutoScaling(AwsStubServer stub, TimeSource time) {
+    this.time = time;
     stub.on("CompleteLifecycleAction", this::complete);
     stub.on("RecordLifecycleActionHeartbeat", this::heartbeat);
   }
@@ -112,17 +114,17 @@ public final class SimAutoScaling {
             transition,
             heartbeatTimeout,
             defaultResult,
-            clock.instant()));
+            time.now()));
     return token;
   }
 
   public synchronized Optional<Pending> pending(String instanceId) {
-    expire();
+    expire(time.now());
     return pending.values().stream().filter(p -> p.instanceId.equals(instanceId)).findFirst();
   }
 
   public synchronized List<Completion> completions() {
-    expire();
+    expire(time.now());
     return List.copyOf(completions);
   }
 
@@ -131,8 +133,7 @@ public final class SimAutoScaling {
   }
 
   /** Actions whose hook timed out are completed with their default result. */
-  private void expire() {
-    Instant now = clock.instant();
+  private void expire(Instant now) {
     for (var it = pending.values().iterator(); it.hasNext(); ) {
       var p = it.next();
       if (!now.isBefore(p.timeoutAt)) {
@@ -143,8 +144,8 @@ public final class SimAutoScaling {
     }
   }
 
-  private synchronized Optional<Pending> find(AwsStubServer.Call call) {
-    expire();
+  private synchronized Optional<Pending> find(AwsStubServer.Call call, Instant now) {
+    expire(now);
     var group = call.param("AutoScalingGroupName").orElse("");
     var hook = call.param("LifecycleHookName").orElse("");
     var token = call.param("LifecycleActionToken");
@@ -166,26 +167,26 @@ public final class SimAutoScaling {
           "ValidationError",
           "Valid values for LifecycleActionResult are CONTINUE and ABANDON, got " + result);
     }
+    Instant now = RequestTime.of(call.headers(), time);
     synchronized (this) {
-      var p = find(call);
+      var p = find(call, now);
       if (p.isEmpty()) {
         return notFound(call);
       }
       pending.remove(p.get().token);
       completions.add(
-          new Completion(
-              p.get().group, p.get().hook, p.get().instanceId, result, false, clock.instant()));
+          new Completion(p.get().group, p.get().hook, p.get().instanceId, result, false, now));
     }
     return ok("CompleteLifecycleAction");
   }
 
   private AwsStubServer.Reply heartbeat(AwsStubServer.Call call) {
+    Instant now = RequestTime.of(call.headers(), time);
     synchronized (this) {
-      var p = find(call);
+      var p = find(call, now);
       if (p.isEmpty()) {
         return notFound(call);
       }
-      Instant now = clock.instant();
       p.get().timeoutAt = now.plus(p.get().heartbeatTimeout);
       heartbeats.add(new Heartbeat(p.get().group, p.get().hook, p.get().instanceId, now));
     }
@@ -255,7 +256,7 @@ public final class SimAutoScaling {
 
   /** For tests: how many actions are still waiting. */
   public synchronized List<Pending> allPending() {
-    expire();
+    expire(time.now());
     return new ArrayList<>(pending.values());
   }
 }

@@ -3,15 +3,14 @@ package io.gpufleet.drain.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.drain.LifecyclePort;
 import io.gpufleet.drain.LifecyclePort.Hook;
 import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.SimAutoScaling;
 import java.net.URI;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,7 +31,7 @@ class AutoScalingLifecycleAdapterTest {
   static final QueryModelCheck MODEL = QueryModelCheck.of("autoscaling", "2011-01-01");
   static AwsStubServer stub;
   static AutoScalingClient client;
-  static final Clock CLOCK = Clock.fixed(Instant.parse("2026-12-01T03:00:00Z"), ZoneOffset.UTC);
+  static final Instant NOW = Instant.parse("2026-12-01T03:00:00Z");
   SimAutoScaling asg;
   LifecyclePort port;
 
@@ -61,7 +60,7 @@ class AutoScalingLifecycleAdapterTest {
   @BeforeEach
   void seed() {
     stub.reset();
-    asg = new SimAutoScaling(stub, CLOCK);
+    asg = new SimAutoScaling(stub, new VirtualTime(NOW));
     port = new AutoScalingLifecycleAdapter(client);
   }
 

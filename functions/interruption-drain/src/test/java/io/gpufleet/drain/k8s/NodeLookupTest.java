@@ -3,11 +3,12 @@ package io.gpufleet.drain.k8s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.drain.InstanceLookupPort;
 import io.gpufleet.drain.InstanceLookupPort.Instance;
 import io.gpufleet.sim.ApiRequest;
 import io.gpufleet.sim.SimCluster;
-import io.gpufleet.sim.SimTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,7 @@ class NodeLookupTest {
 
   @BeforeEach
   void start() {
-    cluster = SimCluster.start(SimTime.realTime());
+    cluster = SimCluster.start(new VirtualTime(Instant.parse("2026-11-29T12:00:00Z")));
     for (int i = 1; i <= 5; i++) {
       cluster.create(
           SimCluster.gpuNode(

@@ -55,7 +55,9 @@ class DrainLambdaRuntimeIT {
 
   @BeforeEach
   void startTheDemoFleet() {
-    // pods terminate 40 times faster than the function's (real) clock runs
+    // real (accelerated) time on purpose: the function runs in another process, under the Lambda
+    // runtime emulator, on its own system clock, which no virtual time can drive; pods terminate
+    // 40 times faster than that clock runs
     cluster = SimCluster.start(new SimTime(Instant.now(), 40));
     DemoFleet.populate(cluster);
   }

@@ -102,11 +102,53 @@ final class MotoServer {
     URI endpoint = URI.create("http://127.0.0.1:" + port);
     try {
       awaitReady(process, endpoint, log);
+      warmEc2(endpoint, log);
     } catch (RuntimeException e) {
       stop.run();
       throw e;
     }
     return new AwsEmulator(AwsEmulator.Kind.MOTO, endpoint, Region.US_EAST_1, "test", "test", stop);
+  }
+
+  static final Duration EC2_WARM_TIMEOUT = Duration.ofSeconds(180);
+
+  /**
+   * moto builds a region's EC2 backend (its AMI and offering tables, read from JSON) on that
+   * region's first EC2 call: 15-45 s on a loaded 2-core host, more than the 30 s call timeout of
+   * the project's SDK clients (AwsClients). One DescribeRegions for us-east-1 here, under a timeout
+   * of its own, pays for it before a test's client does. moto reads the region from the credential
+   * scope and does not check signatures.
+   */
+  private static void warmEc2(URI endpoint, Path log) {
+    var http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    var request =
+        HttpRequest.newBuilder(endpoint.resolve("/"))
+            .timeout(EC2_WARM_TIMEOUT)
+            .header("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+            .header(
+                "Authorization",
+                "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/ec2/aws4_request,"
+                    + " SignedHeaders=host, Signature=0")
+            .POST(HttpRequest.BodyPublishers.ofString("Action=DescribeRegions&Version=2016-11-15"))
+            .build();
+    try {
+      var answer = http.send(request, HttpResponse.BodyHandlers.discarding());
+      if (answer.statusCode() != 200) {
+        throw new IllegalStateException(
+            "moto_server answered the EC2 warm-up with HTTP "
+                + answer.statusCode()
+                + " (log "
+                + log
+                + "): "
+                + tail(log));
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "moto_server did not answer the EC2 warm-up within " + EC2_WARM_TIMEOUT + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while warming moto_server's EC2", e);
+    }
   }
 
   /** Readiness probe: GET /moto-api/ until it answers, the process dies, or the timeout passes. */

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -69,6 +70,18 @@ public final class KubeClients {
   /** A known API server URL, an optional base64 PEM CA, and a bearer token source. */
   public static KubernetesClient forUrl(
       String url, Optional<String> caCertData, Supplier<String> token) {
+    return forUrl(url, caCertData, token, http -> {});
+  }
+
+  /**
+   * As {@link #forUrl(String, Optional, Supplier)}, with {@code http} adding to the HTTP client (a
+   * simulated API server's clients stamp each request with the sender's simulated time).
+   */
+  public static KubernetesClient forUrl(
+      String url,
+      Optional<String> caCertData,
+      Supplier<String> token,
+      Consumer<io.fabric8.kubernetes.client.http.HttpClient.Builder> http) {
     var builder =
         new ConfigBuilder(Config.empty())
             .withMasterUrl(url)
@@ -76,16 +89,17 @@ public final class KubeClients {
             .withNamespace("default");
     caCertData.ifPresentOrElse(
         builder::withCaCertData, () -> builder.withTrustCerts(url.startsWith("http://")));
-    return build(builder.build());
+    return build(builder.build(), http);
   }
 
   /** The user's kubeconfig (KUBECONFIG or ~/.kube/config), optionally a named context. */
   public static KubernetesClient fromKubeconfig(Optional<String> context) {
     Config config = context.map(Config::autoConfigure).orElseGet(() -> Config.autoConfigure(null));
-    return build(config);
+    return build(config, http -> {});
   }
 
-  static KubernetesClient build(Config config) {
+  static KubernetesClient build(
+      Config config, Consumer<io.fabric8.kubernetes.client.http.HttpClient.Builder> http) {
     config.setRequestRetryBackoffLimit(0);
     config.setConnectionTimeout(5_000);
     config.setRequestTimeout(15_000);
@@ -99,6 +113,7 @@ public final class KubeClients {
     return new KubernetesClientBuilder()
         .withConfig(config)
         .withHttpClientFactory(new ClosingJdkHttpClientFactory())
+        .withHttpClientBuilderConsumer(http)
         .build();
   }
 
