@@ -144,14 +144,14 @@ final class CostReportCommand implements Callable<Integer> {
     var store = new DirectoryBlobStore(dir);
     Clock clock = Clock.systemUTC();
     try (KubernetesClient kube =
-            kubeconfig
-                ? KubeClients.fromKubeconfig(Optional.ofNullable(context))
-                : KubeClients.forEks(
-                    aws.build(EksClient.builder()),
-                    clusterName,
-                    aws.region(),
-                    aws.credentials(),
-                    clock)) {
+        kubeconfig
+            ? KubeClients.fromKubeconfig(Optional.ofNullable(context))
+            : KubeClients.forEks(
+                aws.build(EksClient.builder()),
+                clusterName,
+                aws.region(),
+                aws.credentials(),
+                clock)) {
       Ec2Query ec2 = Ec2Query.from(aws);
       var service =
           new CostReportService(

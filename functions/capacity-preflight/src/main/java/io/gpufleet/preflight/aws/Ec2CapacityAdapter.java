@@ -1,5 +1,8 @@
 package io.gpufleet.preflight.aws;
 
+import io.gpufleet.core.aws.Ec2Query;
+import io.gpufleet.core.aws.Ec2QueryException;
+import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.catalog.InstanceCatalog;
 import io.gpufleet.core.catalog.InstanceSpec;
 import io.gpufleet.preflight.CapacityPort;
@@ -22,9 +25,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import io.gpufleet.core.aws.Ec2Query;
-import io.gpufleet.core.aws.Ec2QueryException;
-import io.gpufleet.core.aws.Ec2Xml;
 
 /**
  * EC2 capacity signals through the EC2 Query client, one per region; each operation reads only the
@@ -70,7 +70,8 @@ public final class Ec2CapacityAdapter implements CapacityPort {
             Ec2Query.Params.of("DescribeInstanceTypes")
                 .filter("instance-type", List.copyOf(instanceTypes)),
             page ->
-                page.items("instanceTypeSet").forEach(i -> out.put(i.text("instanceType"), spec(i))));
+                page.items("instanceTypeSet")
+                    .forEach(i -> out.put(i.text("instanceType"), spec(i))));
     return out;
   }
 
@@ -129,12 +130,11 @@ public final class Ec2CapacityAdapter implements CapacityPort {
                 page.items("spotPriceHistorySet")
                     .forEach(
                         item -> {
-                          String ts = item.text("timestamp");
                           var p =
                               new SpotPrice(
                                   item.text("instanceType"),
                                   item.text("availabilityZone"),
-                                  ts == null || ts.isEmpty() ? null : Instant.parse(ts),
+                                  item.instant("timestamp"),
                                   new BigDecimal(item.text("spotPrice")));
                           if (p.at() != null && p.at().isAfter(at.plus(Duration.ofMinutes(5)))) {
                             return;
@@ -206,17 +206,13 @@ public final class Ec2CapacityAdapter implements CapacityPort {
                                   o.text("instanceType"),
                                   o.text("availabilityZone"),
                                   orZero(o.integer("instanceCount")),
-                                  instant(o.text("startDate")),
-                                  instant(o.text("endDate")),
+                                  o.instant("startDate"),
+                                  o.instant("endDate"),
                                   hours == null ? durationHours : hours,
                                   fee == null || fee.isEmpty() ? null : new BigDecimal(fee),
                                   o.text("currencyCode")));
                         }));
     return out;
-  }
-
-  private static Instant instant(String text) {
-    return text == null || text.isEmpty() ? null : Instant.parse(text);
   }
 
   /**
@@ -276,7 +272,8 @@ public final class Ec2CapacityAdapter implements CapacityPort {
             page ->
                 page.items("spotPlacementScoreSet")
                     .forEach(
-                        s -> scores.merge(s.text("region"), orZero(s.integer("score")), Math::max)));
+                        s ->
+                            scores.merge(s.text("region"), orZero(s.integer("score")), Math::max)));
     return scores;
   }
 

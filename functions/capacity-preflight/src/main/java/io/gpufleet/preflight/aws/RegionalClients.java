@@ -13,8 +13,9 @@ import software.amazon.awssdk.services.cloudwatch.CloudWatchClient;
 import software.amazon.awssdk.services.servicequotas.ServiceQuotasClient;
 
 /**
- * AWS clients per region (SDK clients, and the EC2 Query client), built once on first use and kept (one preflight talks to many regions).
- * The endpoint override, when set, serves every region (emulators, the simulated account).
+ * AWS clients per region (SDK clients, and the EC2 Query client), built once on first use and kept
+ * (one preflight talks to many regions). The endpoint override, when set, serves every region
+ * (emulators, the simulated account).
  */
 public final class RegionalClients implements AutoCloseable {
   private final AwsCredentialsProvider credentials;
@@ -46,7 +47,10 @@ public final class RegionalClients implements AutoCloseable {
   /** EC2 of {@code region} through the Query client (no EC2 SDK: see {@link Ec2Query}). */
   public Ec2Query ec2(String region) {
     return ec2.computeIfAbsent(
-        region, r -> Ec2Query.from(clients(r)).withRetry(Ec2Query.Retry.standard().withSleeper(ec2RetrySleeper)));
+        region,
+        r ->
+            Ec2Query.from(clients(r))
+                .withRetry(Ec2Query.Retry.standard().withSleeper(ec2RetrySleeper)));
   }
 
   public ServiceQuotasClient serviceQuotas(String region) {

@@ -68,13 +68,12 @@ public final class Ec2InstanceReader implements InstanceReader {
       lifecycle = Lifecycle.ON_DEMAND;
     }
     String state = i.text("instanceState/name");
-    String launch = i.text("launchTime");
     return new Ec2Instance(
         i.text("instanceId"),
         i.text("instanceType"),
         i.text("placement/availabilityZone"),
         lifecycle,
-        launch == null || launch.isEmpty() ? null : Instant.parse(launch),
+        i.instant("launchTime"),
         state == null || state.isEmpty() ? "unknown" : state,
         stoppedAt(i.text("reason")),
         tag(i, "karpenter.sh/nodepool"),

@@ -42,7 +42,7 @@ public final class Ec2SpotPriceHistory implements SpotPriceHistory {
                               new SpotPricePoint(
                                   p.text("availabilityZone"),
                                   p.text("instanceType"),
-                                  Instant.parse(p.text("timestamp")),
+                                  p.instant("timestamp"),
                                   new BigDecimal(p.text("spotPrice"))))));
     }
     return out;

@@ -47,6 +47,12 @@ public final class Ec2Xml {
     return t == null || t.isEmpty() ? null : Integer.valueOf(t);
   }
 
+  /** The timestamp at {@code path} (EC2 writes ISO-8601 in UTC), or null when absent or empty. */
+  public java.time.Instant instant(String path) {
+    String t = text(path);
+    return t == null || t.isEmpty() ? null : java.time.Instant.parse(t);
+  }
+
   /** The element at {@code path}, or null. */
   public Ec2Xml child(String path) {
     var all = all(path);
@@ -121,6 +127,19 @@ public final class Ec2Xml {
       throw new Ec2QueryException(operation, 200, "MalformedAnswer", "empty answer", null);
     }
     return root;
+  }
+
+  /**
+   * Parses a small EC2 answer, so that a SnapStart snapshot taken after it holds the XML reader's
+   * classes (priming: no I/O).
+   */
+  public static void prime() {
+    parse(
+        ("<DescribeRegionsResponse xmlns=\"http://ec2.amazonaws.com/doc/2016-11-15/\">"
+                + "<requestId>prime</requestId><regionInfo><item><regionName>us-east-1"
+                + "</regionName></item></regionInfo></DescribeRegionsResponse>")
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        "priming");
   }
 
   private static XMLInputFactory secureFactory() {
