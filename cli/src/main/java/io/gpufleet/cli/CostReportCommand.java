@@ -2,6 +2,7 @@ package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
@@ -31,7 +32,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.eks.EksClient;
 
 /**
@@ -144,15 +144,15 @@ final class CostReportCommand implements Callable<Integer> {
     var store = new DirectoryBlobStore(dir);
     Clock clock = Clock.systemUTC();
     try (KubernetesClient kube =
-            kubeconfig
-                ? KubeClients.fromKubeconfig(Optional.ofNullable(context))
-                : KubeClients.forEks(
-                    aws.build(EksClient.builder()),
-                    clusterName,
-                    aws.region(),
-                    aws.credentials(),
-                    clock);
-        Ec2Client ec2 = aws.build(Ec2Client.builder())) {
+        kubeconfig
+            ? KubeClients.fromKubeconfig(Optional.ofNullable(context))
+            : KubeClients.forEks(
+                aws.build(EksClient.builder()),
+                clusterName,
+                aws.region(),
+                aws.credentials(),
+                clock)) {
+      Ec2Query ec2 = Ec2Query.from(aws);
       var service =
           new CostReportService(
               cost,

@@ -1,5 +1,6 @@
 package io.gpufleet.cost;
 
+import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.lambda.SnapStart;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.cost.model.Ec2Instance;
@@ -33,6 +34,8 @@ public final class CostPriming implements Resource {
   @Override
   public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
     prime();
+    // every report reads EC2 answers: the snapshot holds the XML reader's classes
+    Ec2Xml.prime();
     SnapStart.log(LOG, "snapstart beforeCheckpoint: read-only paths primed");
   }
 

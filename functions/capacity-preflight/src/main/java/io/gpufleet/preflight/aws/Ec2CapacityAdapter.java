@@ -1,5 +1,8 @@
 package io.gpufleet.preflight.aws;
 
+import io.gpufleet.core.aws.Ec2Query;
+import io.gpufleet.core.aws.Ec2QueryException;
+import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.catalog.InstanceCatalog;
 import io.gpufleet.core.catalog.InstanceSpec;
 import io.gpufleet.preflight.CapacityPort;
@@ -22,16 +25,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import software.amazon.awssdk.services.ec2.model.CapacityReservationState;
-import software.amazon.awssdk.services.ec2.model.Ec2Exception;
-import software.amazon.awssdk.services.ec2.model.Filter;
-import software.amazon.awssdk.services.ec2.model.InstanceMatchCriteria;
-import software.amazon.awssdk.services.ec2.model.InstanceTypeInfo;
-import software.amazon.awssdk.services.ec2.model.LocationType;
-import software.amazon.awssdk.services.ec2.model.SpotPrice;
-import software.amazon.awssdk.services.ec2.model.TargetCapacityUnitType;
 
-/** EC2 capacity signals through the SDK, one client per region. */
+/**
+ * EC2 capacity signals through the EC2 Query client, one per region; each operation reads only the
+ * fields the preflight uses.
+ */
 public final class Ec2CapacityAdapter implements CapacityPort {
   static final List<String> LINUX = List.of("Linux/UNIX", "Linux/UNIX (Amazon VPC)");
   private final RegionalClients clients;
@@ -48,15 +46,16 @@ public final class Ec2CapacityAdapter implements CapacityPort {
     var out = new TreeMap<String, Set<String>>();
     clients
         .ec2(region)
-        .describeInstanceTypeOfferingsPaginator(
-            r ->
-                r.locationType(LocationType.AVAILABILITY_ZONE)
-                    .filters(Filter.builder().name("instance-type").values(instanceTypes).build()))
-        .instanceTypeOfferings()
-        .forEach(
-            o ->
-                out.computeIfAbsent(o.instanceTypeAsString(), k -> new TreeSet<>())
-                    .add(o.location()));
+        .paginate(
+            Ec2Query.Params.of("DescribeInstanceTypeOfferings")
+                .put("LocationType", "availability-zone")
+                .filter("instance-type", List.copyOf(instanceTypes)),
+            page ->
+                page.items("instanceTypeOfferingSet")
+                    .forEach(
+                        o ->
+                            out.computeIfAbsent(o.text("instanceType"), k -> new TreeSet<>())
+                                .add(o.text("location"))));
     return out;
   }
 
@@ -67,54 +66,51 @@ public final class Ec2CapacityAdapter implements CapacityPort {
         .ec2(region)
         // a filter, not InstanceTypes: types the region does not have are left out instead of
         // failing the call (InvalidInstanceType), so this need not wait for the offerings
-        .describeInstanceTypesPaginator(
-            r -> r.filters(Filter.builder().name("instance-type").values(instanceTypes).build()))
-        .instanceTypes()
-        .forEach(i -> out.put(i.instanceTypeAsString(), spec(i)));
+        .paginate(
+            Ec2Query.Params.of("DescribeInstanceTypes")
+                .filter("instance-type", List.copyOf(instanceTypes)),
+            page ->
+                page.items("instanceTypeSet")
+                    .forEach(i -> out.put(i.text("instanceType"), spec(i))));
     return out;
   }
 
-  static InstanceSpec spec(InstanceTypeInfo i) {
-    String type = i.instanceTypeAsString();
+  /** One {@code instanceTypeSet/item}; the catalog fills in what the answer lacks. */
+  static InstanceSpec spec(Ec2Xml i) {
+    String type = i.text("instanceType");
     var fallback = InstanceCatalog.find(type);
     int accelerators = 0;
     String model = null;
     long accelMib = 0;
-    if (i.gpuInfo() != null && i.gpuInfo().hasGpus() && !i.gpuInfo().gpus().isEmpty()) {
-      var g = i.gpuInfo().gpus().get(0);
-      accelerators =
-          i.gpuInfo().gpus().stream().mapToInt(x -> x.count() == null ? 0 : x.count()).sum();
-      model = g.name();
-      accelMib =
-          g.memoryInfo() == null || g.memoryInfo().sizeInMiB() == null
-              ? 0
-              : g.memoryInfo().sizeInMiB();
-    } else if (i.neuronInfo() != null && i.neuronInfo().hasNeuronDevices()) {
-      var n = i.neuronInfo().neuronDevices().get(0);
-      accelerators =
-          i.neuronInfo().neuronDevices().stream()
-              .mapToInt(x -> x.count() == null ? 0 : x.count())
-              .sum();
-      model = n.name();
-      accelMib =
-          n.memoryInfo() == null || n.memoryInfo().sizeInMiB() == null
-              ? 0
-              : n.memoryInfo().sizeInMiB();
+    List<Ec2Xml> devices = i.items("gpuInfo/gpus");
+    if (devices.isEmpty()) {
+      devices = i.items("neuronInfo/neuronDevices");
+    }
+    if (!devices.isEmpty()) {
+      accelerators = devices.stream().mapToInt(d -> orZero(d.integer("count"))).sum();
+      model = devices.get(0).text("name");
+      accelMib = orZero(devices.get(0).integer("memoryInfo/sizeInMiB"));
     } else if (fallback.isPresent()) {
       accelerators = fallback.get().accelerators();
       model = fallback.get().acceleratorModel();
       accelMib = fallback.get().acceleratorMemoryMib();
     }
-    int vcpus =
-        i.vCpuInfo() != null && i.vCpuInfo().defaultVCpus() != null
-            ? i.vCpuInfo().defaultVCpus()
-            : fallback.map(InstanceSpec::vcpus).orElse(0);
+    Integer vcpuAnswer = i.integer("vCpuInfo/defaultVCpus");
+    String memAnswer = i.text("memoryInfo/sizeInMiB");
+    int vcpus = vcpuAnswer != null ? vcpuAnswer : fallback.map(InstanceSpec::vcpus).orElse(0);
     long mem =
-        i.memoryInfo() != null && i.memoryInfo().sizeInMiB() != null
-            ? i.memoryInfo().sizeInMiB()
+        memAnswer != null && !memAnswer.isEmpty()
+            ? Long.parseLong(memAnswer)
             : fallback.map(InstanceSpec::memoryMib).orElse(0L);
     return new InstanceSpec(type, vcpus, mem, accelerators, model, accelMib);
   }
+
+  private static int orZero(Integer n) {
+    return n == null ? 0 : n;
+  }
+
+  /** One {@code spotPriceHistorySet/item}. */
+  private record SpotPrice(String type, String zone, Instant at, BigDecimal price) {}
 
   @Override
   public Map<String, Map<String, BigDecimal>> spotPrices(
@@ -124,34 +120,41 @@ public final class Ec2CapacityAdapter implements CapacityPort {
     var latest = new HashMap<String, SpotPrice>();
     clients
         .ec2(region)
-        .describeSpotPriceHistoryPaginator(
-            r ->
-                r.instanceTypesWithStrings(instanceTypes)
-                    .productDescriptions(LINUX)
-                    .startTime(at)
-                    .endTime(at))
-        .spotPriceHistory()
-        .forEach(
-            p -> {
-              if (p.timestamp() != null && p.timestamp().isAfter(at.plus(Duration.ofMinutes(5)))) {
-                return;
-              }
-              String key = p.instanceTypeAsString() + "@" + p.availabilityZone();
-              var prev = latest.get(key);
-              if (prev == null
-                  || (p.timestamp() != null
-                      && prev.timestamp() != null
-                      && p.timestamp().isAfter(prev.timestamp()))) {
-                latest.put(key, p);
-              }
-            });
+        .paginate(
+            Ec2Query.Params.of("DescribeSpotPriceHistory")
+                .list("InstanceType", List.copyOf(instanceTypes))
+                .list("ProductDescription", LINUX)
+                .put("StartTime", at)
+                .put("EndTime", at),
+            page ->
+                page.items("spotPriceHistorySet")
+                    .forEach(
+                        item -> {
+                          var p =
+                              new SpotPrice(
+                                  item.text("instanceType"),
+                                  item.text("availabilityZone"),
+                                  item.instant("timestamp"),
+                                  new BigDecimal(item.text("spotPrice")));
+                          if (p.at() != null && p.at().isAfter(at.plus(Duration.ofMinutes(5)))) {
+                            return;
+                          }
+                          String key = p.type() + "@" + p.zone();
+                          var prev = latest.get(key);
+                          if (prev == null
+                              || (p.at() != null
+                                  && prev.at() != null
+                                  && p.at().isAfter(prev.at()))) {
+                            latest.put(key, p);
+                          }
+                        }));
     var out = new TreeMap<String, Map<String, BigDecimal>>();
     latest
         .values()
         .forEach(
             p ->
-                out.computeIfAbsent(p.instanceTypeAsString(), k -> new TreeMap<>())
-                    .merge(p.availabilityZone(), new BigDecimal(p.spotPrice()), BigDecimal::min));
+                out.computeIfAbsent(p.type(), k -> new TreeMap<>())
+                    .merge(p.zone(), p.price(), BigDecimal::min));
     return out;
   }
 
@@ -161,51 +164,55 @@ public final class Ec2CapacityAdapter implements CapacityPort {
     var out = new TreeMap<String, Integer>();
     clients
         .ec2(region)
-        .describeCapacityReservationsPaginator(
-            r ->
-                r.filters(
-                    Filter.builder().name("instance-type").values(instanceTypes).build(),
-                    Filter.builder().name("state").values("active").build()))
-        .capacityReservations()
-        .forEach(
-            c -> {
-              // targeted reservations only serve launches that name them
-              if (c.state() == CapacityReservationState.ACTIVE
-                  && c.instanceMatchCriteria() != InstanceMatchCriteria.TARGETED
-                  && c.availableInstanceCount() != null) {
-                out.merge(c.instanceType(), c.availableInstanceCount(), Integer::sum);
-              }
-            });
+        .paginate(
+            Ec2Query.Params.of("DescribeCapacityReservations")
+                .filter("instance-type", List.copyOf(instanceTypes))
+                .filter("state", List.of("active")),
+            page ->
+                page.items("capacityReservationSet")
+                    .forEach(
+                        c -> {
+                          Integer available = c.integer("availableInstanceCount");
+                          // targeted reservations only serve launches that name them
+                          if ("active".equals(c.text("state"))
+                              && !"targeted".equals(c.text("instanceMatchCriteria"))
+                              && available != null) {
+                            out.merge(c.text("instanceType"), available, Integer::sum);
+                          }
+                        }));
     return out;
   }
 
   @Override
   public List<CapacityBlockOffer> capacityBlocks(
       String region, String instanceType, int count, int durationHours) {
-    return clients
+    var out = new ArrayList<CapacityBlockOffer>();
+    clients
         .ec2(region)
-        .describeCapacityBlockOfferingsPaginator(
-            r ->
-                r.instanceType(instanceType)
-                    .instanceCount(count)
-                    .capacityDurationHours(durationHours))
-        .capacityBlockOfferings()
-        .stream()
-        .map(
-            o ->
-                new CapacityBlockOffer(
-                    o.capacityBlockOfferingId(),
-                    o.instanceType(),
-                    o.availabilityZone(),
-                    o.instanceCount() == null ? 0 : o.instanceCount(),
-                    o.startDate(),
-                    o.endDate(),
-                    o.capacityBlockDurationHours() == null
-                        ? durationHours
-                        : o.capacityBlockDurationHours(),
-                    o.upfrontFee() == null ? null : new BigDecimal(o.upfrontFee()),
-                    o.currencyCode()))
-        .toList();
+        .paginate(
+            Ec2Query.Params.of("DescribeCapacityBlockOfferings")
+                .put("InstanceType", instanceType)
+                .put("InstanceCount", count)
+                .put("CapacityDurationHours", durationHours),
+            page ->
+                page.items("capacityBlockOfferingSet")
+                    .forEach(
+                        o -> {
+                          Integer hours = o.integer("capacityBlockDurationHours");
+                          String fee = o.text("upfrontFee");
+                          out.add(
+                              new CapacityBlockOffer(
+                                  o.text("capacityBlockOfferingId"),
+                                  o.text("instanceType"),
+                                  o.text("availabilityZone"),
+                                  orZero(o.integer("instanceCount")),
+                                  o.instant("startDate"),
+                                  o.instant("endDate"),
+                                  hours == null ? durationHours : hours,
+                                  fee == null || fee.isEmpty() ? null : new BigDecimal(fee),
+                                  o.text("currencyCode")));
+                        }));
+    return out;
   }
 
   /**
@@ -255,15 +262,18 @@ public final class Ec2CapacityAdapter implements CapacityPort {
     var scores = new TreeMap<String, Integer>();
     clients
         .ec2(homeRegion)
-        .getSpotPlacementScoresPaginator(
-            r ->
-                r.instanceTypes(instanceTypes)
-                    .targetCapacity(targetCapacity)
-                    .targetCapacityUnitType(TargetCapacityUnitType.UNITS)
-                    .singleAvailabilityZone(false)
-                    .regionNames(regions))
-        .spotPlacementScores()
-        .forEach(s -> scores.merge(s.region(), s.score(), Math::max));
+        .paginate(
+            Ec2Query.Params.of("GetSpotPlacementScores")
+                .list("InstanceType", List.copyOf(instanceTypes))
+                .put("TargetCapacity", targetCapacity)
+                .put("TargetCapacityUnitType", "units")
+                .put("SingleAvailabilityZone", false)
+                .list("RegionName", regions),
+            page ->
+                page.items("spotPlacementScoreSet")
+                    .forEach(
+                        s ->
+                            scores.merge(s.text("region"), orZero(s.integer("score")), Math::max)));
     return scores;
   }
 
@@ -285,10 +295,10 @@ public final class Ec2CapacityAdapter implements CapacityPort {
   }
 
   private static String reason(RuntimeException e) {
-    if (!(e instanceof Ec2Exception ec2)) {
+    if (!(e instanceof Ec2QueryException ec2)) {
       return "score unknown: GetSpotPlacementScores failed (" + e + ")";
     }
-    String code = ec2.awsErrorDetails() == null ? "" : ec2.awsErrorDetails().errorCode();
+    String code = ec2.code();
     return switch (code) {
       case "MaxConfigLimitExceeded" ->
           "score unknown: the 24-hour cap on new Spot placement score configurations was"

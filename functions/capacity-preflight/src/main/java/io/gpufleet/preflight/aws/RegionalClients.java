@@ -1,6 +1,8 @@
 package io.gpufleet.preflight.aws;
 
 import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.Ec2Query;
+import io.gpufleet.core.time.Sleeper;
 import java.net.URI;
 import java.util.Map;
 import java.util.Optional;
@@ -8,24 +10,33 @@ import java.util.concurrent.ConcurrentHashMap;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.cloudwatch.CloudWatchClient;
-import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.servicequotas.ServiceQuotasClient;
 
 /**
- * SDK clients per region, built once on first use and kept (one preflight talks to many regions).
- * The endpoint override, when set, serves every region (emulators, the simulated account).
+ * AWS clients per region (SDK clients, and the EC2 Query client), built once on first use and kept
+ * (one preflight talks to many regions). The endpoint override, when set, serves every region
+ * (emulators, the simulated account).
  */
 public final class RegionalClients implements AutoCloseable {
   private final AwsCredentialsProvider credentials;
   private final Optional<URI> endpoint;
   private final Map<String, AwsClients> factories = new ConcurrentHashMap<>();
-  private final Map<String, Ec2Client> ec2 = new ConcurrentHashMap<>();
+  private final Map<String, Ec2Query> ec2 = new ConcurrentHashMap<>();
   private final Map<String, ServiceQuotasClient> quotas = new ConcurrentHashMap<>();
   private final Map<String, CloudWatchClient> cloudWatch = new ConcurrentHashMap<>();
 
+  private final Sleeper ec2RetrySleeper;
+
   public RegionalClients(AwsCredentialsProvider credentials, Optional<URI> endpoint) {
+    this(credentials, endpoint, Sleeper.SYSTEM);
+  }
+
+  /** {@code ec2RetrySleeper}: how the EC2 client waits between retries (virtual in tests). */
+  public RegionalClients(
+      AwsCredentialsProvider credentials, Optional<URI> endpoint, Sleeper ec2RetrySleeper) {
     this.credentials = credentials;
     this.endpoint = endpoint;
+    this.ec2RetrySleeper = ec2RetrySleeper;
   }
 
   public AwsClients clients(String region) {
@@ -33,8 +44,13 @@ public final class RegionalClients implements AutoCloseable {
         region, r -> new AwsClients(Region.of(r), credentials, endpoint));
   }
 
-  public Ec2Client ec2(String region) {
-    return ec2.computeIfAbsent(region, r -> clients(r).build(Ec2Client.builder()));
+  /** EC2 of {@code region} through the Query client (no EC2 SDK: see {@link Ec2Query}). */
+  public Ec2Query ec2(String region) {
+    return ec2.computeIfAbsent(
+        region,
+        r ->
+            Ec2Query.from(clients(r))
+                .withRetry(Ec2Query.Retry.standard().withSleeper(ec2RetrySleeper)));
   }
 
   public ServiceQuotasClient serviceQuotas(String region) {
@@ -47,7 +63,6 @@ public final class RegionalClients implements AutoCloseable {
 
   @Override
   public void close() {
-    ec2.values().forEach(Ec2Client::close);
     quotas.values().forEach(ServiceQuotasClient::close);
     cloudWatch.values().forEach(CloudWatchClient::close);
   }

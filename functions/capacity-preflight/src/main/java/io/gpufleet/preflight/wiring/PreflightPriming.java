@@ -1,6 +1,7 @@
 package io.gpufleet.preflight.wiring;
 
 import io.gpufleet.core.event.EventDecoder;
+import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStart;
 import io.gpufleet.preflight.PlanParser;
@@ -54,9 +55,10 @@ final class PreflightPriming implements Resource {
   @Override
   public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
     readOnlyPaths(handler.function().decoder());
-    // the home region's SDK clients (no call): building the EC2 client verifies its ~750
-    // operations' classes, work the snapshot should hold rather than the first event after restore
+    // the home region's clients (no call): building the SDK clients loads their classes, work the
+    // snapshot should hold rather than the first event after restore; and the EC2 answer reader
     handler.primeClients();
+    Ec2Xml.prime();
     SnapStart.log(
         LOG, "snapstart beforeCheckpoint: read-only paths and home-region clients primed");
   }

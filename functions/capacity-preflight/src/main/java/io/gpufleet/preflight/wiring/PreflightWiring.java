@@ -46,7 +46,7 @@ public final class PreflightWiring {
 
   /**
    * @param primeClients builds, without calling AWS, the clients a first event in the home region
-   *     uses (SnapStart priming: the EC2 client alone loads ~1 500 classes when built)
+   *     uses (SnapStart priming: SDK clients load hundreds of classes when built)
    */
   public record Wired(PreflightFunction function, MetricsPort metrics, Runnable primeClients) {}
 

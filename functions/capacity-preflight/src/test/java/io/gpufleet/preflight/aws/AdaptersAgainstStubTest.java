@@ -22,7 +22,8 @@ import software.amazon.awssdk.services.servicequotas.model.ResourceAlreadyExists
 
 /**
  * Service Quotas, Spot placement scores, Capacity Blocks, Spot prices and CloudWatch usage through
- * the real SDK clients against a local stub serving the documented response shapes.
+ * the real clients (SDK, and the EC2 Query client for EC2) against a local stub serving the
+ * documented response shapes.
  */
 class AdaptersAgainstStubTest {
   static AwsStubServer stub;

@@ -16,11 +16,12 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.servicequotas.model.ServiceQuotasException;
 
 /**
- * How the adapters react, through the real SDK clients, to the errors AWS sends in the shapes AWS
- * sends them: EC2 query-protocol XML with 503 RequestLimitExceeded / 403 UnauthorizedOperation /
- * 400 MaxConfigLimitExceeded, Service Quotas JSON {@code __type} TooManyRequestsException and
- * AccessDeniedException. The SDK must parse each error code from the body (the adapters branch on
- * it), retry throttling and not retry a refusal.
+ * How the adapters react, through the real clients (the EC2 Query client, the SDK for Service
+ * Quotas), to the errors AWS sends in the shapes AWS sends them: EC2 query-protocol XML with 503
+ * RequestLimitExceeded / 403 UnauthorizedOperation / 400 MaxConfigLimitExceeded, Service Quotas
+ * JSON {@code __type} TooManyRequestsException and AccessDeniedException. Each client must parse
+ * the error code from the body (the adapters branch on it), retry throttling and not retry a
+ * refusal.
  */
 class AwsErrorReactionsTest {
   static AwsStubServer stub;

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * DescribeInstanceTypeOfferings, DescribeInstanceTypes and DescribeSpotPriceHistory through the
- * real SDK client against the AWS emulator (moto server, or LocalStack where Docker runs), in two
- * regions served by one endpoint.
+ * DescribeInstanceTypeOfferings, DescribeInstanceTypes and DescribeSpotPriceHistory through the EC2
+ * Query client (every request held to the EC2 model) against the AWS emulator (moto server, or
+ * LocalStack where Docker runs), in two regions served by one endpoint.
  */
 class Ec2AdapterMotoTest {
   @RegisterExtension static final AwsEmulatorExtension AWS = new AwsEmulatorExtension();

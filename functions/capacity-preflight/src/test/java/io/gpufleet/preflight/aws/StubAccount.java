@@ -1,5 +1,6 @@
 package io.gpufleet.preflight.aws;
 
+import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.SimCapacityAccount;
 import java.util.Optional;
@@ -13,7 +14,8 @@ final class StubAccount {
   static RegionalClients clients(AwsStubServer stub) {
     return new RegionalClients(
         StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSTUB", "secret")),
-        Optional.of(stub.endpoint()));
+        Optional.of(stub.endpoint()),
+        new VirtualTime(java.time.Instant.parse("2026-11-30T00:00:00Z")).sleeper());
   }
 
   static SimCapacityAccount account(AwsStubServer stub) {

@@ -2,6 +2,7 @@ package io.gpufleet.cost.wiring;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.aws.S3BlobStoreAdapter;
 import io.gpufleet.core.config.ConfigException;
@@ -24,7 +25,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -105,7 +105,7 @@ public final class CostWiring {
     var sinks = OutcomeSinks.fromEnvironment(env, () -> aws, EVENT_SOURCE);
     MetricsPort metrics = new PowertoolsMetricsAdapter();
     var reporter = new CostReporter(metrics, sinks.publisher(), sinks.notifier());
-    Ec2Client ec2 = aws.build(Ec2Client.builder());
+    Ec2Query ec2 = Ec2Query.from(aws);
     // the first cluster at init (as ever); any other on first use, so one unreachable or not yet
     // granted cluster fails its own report, not the function's init or the other reports
     var targets = new ArrayList<CostReportService.ClusterTarget>();

@@ -2,6 +2,8 @@ package io.gpufleet.cost.aws;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpufleet.core.aws.Ec2Query;
+import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.aws.S3BlobStoreAdapter;
 import io.gpufleet.cost.model.Lifecycle;
 import io.gpufleet.sim.aws.AwsEmulatorExtension;
@@ -20,15 +22,20 @@ import software.amazon.awssdk.services.ec2.model.ResourceType;
 import software.amazon.awssdk.services.ec2.model.Tag;
 import software.amazon.awssdk.services.s3.S3Client;
 
-/** The EC2 and S3 adapters through the real SDK clients against the AWS emulator (moto). */
+/**
+ * The EC2 adapters (through the EC2 Query client, every request held to the EC2 model) and the S3
+ * adapter against the AWS emulator (moto); instances are launched with the SDK's EC2 client.
+ */
 class Ec2AndS3AdaptersTest {
   @RegisterExtension static final AwsEmulatorExtension AWS = new AwsEmulatorExtension();
   private static Ec2Client ec2;
+  private static Ec2Query query;
   private static S3Client s3;
 
   @BeforeAll
   static void clients() {
     ec2 = AWS.emulator().clients().build(Ec2Client.builder());
+    query = Ec2Query.from(AWS.emulator().clients());
     s3 = AWS.emulator().clients().build(S3Client.builder().forcePathStyle(true));
   }
 
@@ -69,7 +76,7 @@ class Ec2AndS3AdaptersTest {
     String mine = run("cost-a", InstanceType.G6_E_12_XLARGE, "gpu-inference");
     run("cost-other", InstanceType.G5_XLARGE, "other");
 
-    var found = new Ec2InstanceAdapter(ec2).clusterInstances("cost-a", List.of());
+    var found = new Ec2InstanceAdapter(query).clusterInstances("cost-a", List.of());
 
     assertThat(found)
         .singleElement()
@@ -96,7 +103,7 @@ class Ec2AndS3AdaptersTest {
             .get(0)
             .instanceId();
 
-    var found = new Ec2InstanceAdapter(ec2).clusterInstances("cost-b", List.of(untagged));
+    var found = new Ec2InstanceAdapter(query).clusterInstances("cost-b", List.of(untagged));
 
     assertThat(found).extracting(i -> i.instanceId()).containsExactly(untagged);
   }
@@ -106,7 +113,7 @@ class Ec2AndS3AdaptersTest {
     String id = run("cost-c", InstanceType.G5_XLARGE, "p");
     ec2.terminateInstances(r -> r.instanceIds(id));
 
-    var found = new Ec2InstanceAdapter(ec2).clusterInstances("cost-c", List.of());
+    var found = new Ec2InstanceAdapter(query).clusterInstances("cost-c", List.of());
 
     assertThat(found)
         .singleElement()
@@ -117,26 +124,43 @@ class Ec2AndS3AdaptersTest {
             });
   }
 
+  /** One {@code instancesSet/item} as EC2 writes it (namespace, nested sets and all). */
+  static Ec2Xml instance(String extra) {
+    String xml =
+        "<DescribeInstancesResponse xmlns=\"http://ec2.amazonaws.com/doc/2016-11-15/\">"
+            + "<requestId>r</requestId><reservationSet><item><reservationId>r-1</reservationId>"
+            + "<instancesSet><item><instanceId>i-1</instanceId><instanceType>p5.48xlarge"
+            + "</instanceType><instanceState><code>16</code><name>running</name></instanceState>"
+            + "<placement><availabilityZone>us-east-1a</availabilityZone><tenancy>default"
+            + "</tenancy></placement><launchTime>2026-11-29T10:00:00.000Z</launchTime>"
+            + extra
+            + "<tagSet><item><key>eks:nodegroup-name</key><value>ng</value></item></tagSet>"
+            + "</item></instancesSet></item></reservationSet></DescribeInstancesResponse>";
+    return Ec2Xml.parse(xml.getBytes(StandardCharsets.UTF_8), "DescribeInstances")
+        .all(Ec2InstanceAdapter.INSTANCES)
+        .get(0);
+  }
+
   @Test
   void shouldTellSpotCapacityBlockReservedAndOnDemandApart() {
-    var base =
-        software.amazon.awssdk.services.ec2.model.Instance.builder()
-            .instanceId("i-1")
-            .instanceType("p5.48xlarge")
-            .placement(p -> p.availabilityZone("us-east-1a"))
-            .state(s -> s.name("running"));
-
-    assertThat(Ec2InstanceAdapter.map(base.instanceLifecycle("spot").build()).lifecycle())
-        .isEqualTo(Lifecycle.SPOT);
-    assertThat(Ec2InstanceAdapter.map(base.instanceLifecycle("capacity-block").build()).lifecycle())
+    assertThat(Ec2InstanceAdapter.map(instance("<instanceLifecycle>spot</instanceLifecycle>")))
+        .satisfies(
+            i -> {
+              assertThat(i.lifecycle()).isEqualTo(Lifecycle.SPOT);
+              assertThat(i.zone()).isEqualTo("us-east-1a");
+              assertThat(i.launchTime()).isEqualTo(Instant.parse("2026-11-29T10:00:00Z"));
+              assertThat(i.nodeGroup()).isEqualTo("ng");
+              assertThat(i.state()).isEqualTo("running");
+            });
+    assertThat(
+            Ec2InstanceAdapter.map(instance("<instanceLifecycle>capacity-block</instanceLifecycle>"))
+                .lifecycle())
         .isEqualTo(Lifecycle.CAPACITY_BLOCK);
     assertThat(
-            Ec2InstanceAdapter.map(
-                    base.instanceLifecycle((String) null).capacityReservationId("cr-1").build())
+            Ec2InstanceAdapter.map(instance("<capacityReservationId>cr-1</capacityReservationId>"))
                 .lifecycle())
         .isEqualTo(Lifecycle.RESERVED);
-    assertThat(Ec2InstanceAdapter.map(base.capacityReservationId(null).build()).lifecycle())
-        .isEqualTo(Lifecycle.ON_DEMAND);
+    assertThat(Ec2InstanceAdapter.map(instance("")).lifecycle()).isEqualTo(Lifecycle.ON_DEMAND);
   }
 
   @Test
@@ -152,7 +176,7 @@ class Ec2AndS3AdaptersTest {
   void shouldReadSpotPriceHistoryPerZone() {
     var end = Instant.now();
     var points =
-        new Ec2SpotPriceHistoryAdapter(ec2)
+        new Ec2SpotPriceHistoryAdapter(query)
             .history(Set.of("g5.xlarge"), end.minus(Duration.ofDays(1)), end);
 
     assertThat(points).isNotEmpty();

@@ -3,19 +3,15 @@ package io.gpufleet.drain.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.gpufleet.core.json.Json;
+import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.drain.CapacityReservationPort.ReservationLookupException;
 import io.gpufleet.sim.aws.AwsStubServer;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
+import io.gpufleet.sim.aws.contract.ContractViolations;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.zip.GZIPInputStream;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,26 +23,23 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 
 /**
- * The drain's one EC2 call (DescribeInstances by capacity-reservation-id) on the wire: signed for
- * ec2 in the client's region, every form field resolved through botocore's EC2 model (EC2 protocol
- * names: {@code Filter.N.Name}, {@code Filter.N.Value.M}, enum and bounds), pages followed, errors
- * surfaced as retryable lookups. moto ignores the capacity-reservation-id filter, so a stub serving
- * the documented response shape plays EC2 here.
+ * The drain's one EC2 call (DescribeInstances by capacity-reservation-id) on the wire through the
+ * shared EC2 Query client: signed for ec2 in the client's region, every request held to botocore's
+ * EC2 model by the testkit's inspector (a violation fails the test), pages followed, throttling
+ * retried and then surfaced as a retryable lookup. moto ignores the capacity-reservation-id filter,
+ * so a stub serving the documented response shape plays EC2 here.
  */
 class Ec2InstancesAdapterTest {
   static AwsStubServer stub;
-  static JsonNode model;
   Ec2InstancesAdapter ec2;
   final Map<String, List<String>> byReservation = new LinkedHashMap<>();
+  final List<Duration> sleeps = new CopyOnWriteArrayList<>();
   int pageSize = 1000;
+  long validatedBefore;
 
   @BeforeAll
-  static void start() throws IOException {
+  static void start() {
     stub = AwsStubServer.start();
-    Path file = QueryModelCheck.dataDir().resolve("ec2/2016-11-15/service-2.json.gz");
-    try (InputStream in = new GZIPInputStream(Files.newInputStream(file))) {
-      model = Json.MAPPER.readTree(in);
-    }
   }
 
   @AfterAll
@@ -58,18 +51,23 @@ class Ec2InstancesAdapterTest {
   void seed() {
     stub.reset();
     stub.on("DescribeInstances", this::describe);
+    validatedBefore = ContractViolations.validatedRequests();
     ec2 =
         new Ec2InstancesAdapter(
-            stub.endpoint(),
-            Region.US_WEST_2,
-            StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSTUB", "secret")),
-            UrlConnectionHttpClient.create());
+            new Ec2Query(
+                stub.endpoint(),
+                Region.US_WEST_2,
+                StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSTUB", "secret")),
+                UrlConnectionHttpClient.create(),
+                Ec2Query.Retry.standard().withSleeper(sleeps::add)));
   }
 
   @AfterEach
-  void everyRequestFitsTheEc2Model() {
+  void everyRequestWasCheckedAgainstTheEc2ModelAndSigned() {
+    // the testkit's inspector saw each request (and would have failed the test on a violation)
+    assertThat(ContractViolations.validatedRequests() - validatedBefore)
+        .isGreaterThanOrEqualTo(stub.calls().size());
     for (var call : stub.calls()) {
-      assertThat(violations(call.params())).as("%s", call.params()).isEmpty();
       assertThat(call.region()).isEqualTo("us-west-2");
       assertThat(call.headers().get("authorization"))
           .startsWith("AWS4-HMAC-SHA256 Credential=AKIDSTUB/")
@@ -190,13 +188,27 @@ class Ec2InstancesAdapterTest {
   }
 
   @Test
-  void shouldSurfaceThrottlingAsARetryableLookupFailureNamingTheCode() {
+  void shouldRetryThrottlingWithBackoff() {
+    byReservation.put("cr-0123456789abcdef0", List.of("i-0b00000000000001"));
     stub.failNext("DescribeInstances", 1, AwsStubServer.AwsFault.EC2_THROTTLED);
+
+    assertThat(ec2.runningInstances("cr-0123456789abcdef0")).containsExactly("i-0b00000000000001");
+    assertThat(stub.calls("DescribeInstances")).hasSize(2);
+    assertThat(sleeps)
+        .singleElement()
+        .satisfies(d -> assertThat(d).isBetween(Duration.ZERO, Duration.ofMillis(100)));
+  }
+
+  @Test
+  void shouldSurfaceThrottlingPastTheRetriesAsARetryableLookupFailureNamingTheCode() {
+    stub.failNext("DescribeInstances", 3, AwsStubServer.AwsFault.EC2_THROTTLED);
 
     assertThatThrownBy(() -> ec2.runningInstances("cr-0123456789abcdef0"))
         .isInstanceOf(ReservationLookupException.class)
         .hasMessageContaining("HTTP 503")
         .hasMessageContaining("RequestLimitExceeded");
+    assertThat(stub.calls("DescribeInstances")).hasSize(3);
+    assertThat(sleeps).hasSize(2);
   }
 
   @Test
@@ -204,98 +216,5 @@ class Ec2InstancesAdapterTest {
     assertThatThrownBy(() -> ec2.runningInstances("cr-x&Action=TerminateInstances"))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(stub.calls()).isEmpty();
-  }
-
-  @Test
-  void shouldUseTheEc2EndpointOverrideTheSdkWouldUse() {
-    assertThat(
-            Ec2InstancesAdapter.endpointFor(
-                Region.US_EAST_1, Map.of("AWS_ENDPOINT_URL", "http://localhost:5000")))
-        .hasToString("http://localhost:5000");
-    assertThat(
-            Ec2InstancesAdapter.endpointFor(
-                Region.US_EAST_1,
-                Map.of(
-                    "AWS_ENDPOINT_URL", "http://a:1", "AWS_ENDPOINT_URL_EC2", "http://ec2-only:2")))
-        .hasToString("http://ec2-only:2");
-    assertThat(Ec2InstancesAdapter.endpointFor(Region.of("cn-north-1"), Map.of()))
-        .hasToString("https://ec2.cn-north-1.amazonaws.com.cn/");
-  }
-
-  /** Resolves each EC2-protocol form key through the model; names every mismatch. */
-  static List<String> violations(Map<String, String> params) {
-    var out = new ArrayList<String>();
-    JsonNode op = model.path("operations").path(params.get("Action"));
-    if (op.isMissingNode()) {
-      return List.of("operation " + params.get("Action") + " is not in the model");
-    }
-    if (!model.path("metadata").path("apiVersion").asText().equals(params.get("Version"))) {
-      out.add("Version is not " + model.path("metadata").path("apiVersion").asText());
-    }
-    assertThat(model.path("metadata").path("protocol").asText()).isEqualTo("ec2");
-    JsonNode input = shape(op.path("input").path("shape").asText());
-    for (var p : params.entrySet()) {
-      if (p.getKey().equals("Action") || p.getKey().equals("Version")) {
-        continue;
-      }
-      String[] parts = p.getKey().split("\\.");
-      JsonNode current = input;
-      String problem = null;
-      for (int i = 0; i < parts.length && problem == null; i++) {
-        String part = parts[i];
-        switch (current.path("type").asText()) {
-          case "structure" -> {
-            JsonNode member = null;
-            for (var it = current.path("members").fields(); it.hasNext(); ) {
-              var m = it.next();
-              String wire = m.getValue().path("locationName").asText(m.getKey());
-              // EC2 protocol: the locationName with its first letter upper-cased
-              if ((Character.toUpperCase(wire.charAt(0)) + wire.substring(1)).equals(part)) {
-                member = m.getValue();
-              }
-            }
-            if (member == null) {
-              problem = "unknown member " + part;
-            } else {
-              current = shape(member.path("shape").asText());
-            }
-          }
-          case "list" -> {
-            if (!part.matches("[1-9][0-9]*")) {
-              problem = "list index " + part + " is not 1-based";
-            } else {
-              current = shape(current.path("member").path("shape").asText());
-            }
-          }
-          default -> problem = "scalar has no part " + part;
-        }
-      }
-      if (problem == null && current.path("type").asText().equals("structure")) {
-        problem = "a structure given as a scalar";
-      }
-      if (problem == null) {
-        String type = current.path("type").asText();
-        if (type.equals("integer") && !p.getValue().matches("-?[0-9]+")) {
-          problem = "not an integer";
-        }
-        if (current.has("enum")) {
-          boolean known = false;
-          for (JsonNode e : current.path("enum")) {
-            known |= e.asText().equals(p.getValue());
-          }
-          if (!known) {
-            problem = "not one of " + current.path("enum");
-          }
-        }
-      }
-      if (problem != null) {
-        out.add(p.getKey() + "=" + p.getValue() + ": " + problem);
-      }
-    }
-    return out;
-  }
-
-  static JsonNode shape(String name) {
-    return model.path("shapes").path(name);
   }
 }

@@ -82,6 +82,16 @@ public final class AwsClients {
     return credentials;
   }
 
+  /** The endpoint override every client of this factory gets (emulators), if any. */
+  public Optional<URI> endpointOverride() {
+    return endpoint;
+  }
+
+  /** The one HTTP client every SDK client of this factory shares. */
+  public SdkHttpClient httpClient() {
+    return http;
+  }
+
   /**
    * The same credentials and endpoint override for clients of another region (e.g. the Pricing API,
    * served only from a few endpoint regions).

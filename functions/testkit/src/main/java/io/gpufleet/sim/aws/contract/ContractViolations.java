@@ -24,7 +24,10 @@ public final class ContractViolations {
     return out;
   }
 
-  /** How many requests the interceptor validated in this JVM (0 means it is not registered). */
+  /**
+   * How many requests were validated in this JVM: SDK requests by the interceptor and EC2 Query
+   * requests by {@link Ec2QueryModelInspector} (0 means neither is registered).
+   */
   public static long validatedRequests() {
     return ModelValidationInterceptor.VALIDATED.get();
   }

@@ -65,6 +65,16 @@ public final class ServiceModel {
     return ec2Protocol;
   }
 
+  /** The name of the operation's input shape, or null (no operation, or no input). */
+  String inputShape(String operation) {
+    return model.path("operations").path(operation).path("input").path("shape").asText(null);
+  }
+
+  /** A shape of the model by name (a missing node when there is none). */
+  JsonNode shape(String name) {
+    return shapes.path(name);
+  }
+
   public boolean hasOperation(String operation) {
     return model.path("operations").has(operation);
   }
