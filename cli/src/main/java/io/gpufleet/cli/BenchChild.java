@@ -120,6 +120,9 @@ public final class BenchChild {
             input.hasNonNull("ec2") ? java.net.URI.create(input.get("ec2").asText()) : null),
         input.get("events").asInt(),
         input.get("environments").asInt(),
+        input.path("allAtOnce").asBoolean(false)
+            ? BurstEnvironments.Schedule.allAtOnce(input.get("environments").asInt())
+            : BurstEnvironments.Schedule.inWaves(input.get("waveWidth").asInt()),
         err);
   }
 }

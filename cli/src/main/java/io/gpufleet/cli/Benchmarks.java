@@ -166,6 +166,15 @@ final class Benchmarks {
     int ec2LatencyMs;
 
     @Option(
+        names = "--all-at-once",
+        description =
+            "Run every environment at once in one child, its share capped at the host's CPUs"
+                + " (context only: on a small host each environment gets a sliver of a CPU)."
+                + " Default: waves of W = floor(host CPUs / the share's CPUs) environments, each"
+                + " with its whole Lambda share, each measured from its own start.")
+    boolean allAtOnce;
+
+    @Option(
         names = "--pods",
         paramLabel = "N",
         defaultValue = "30",
@@ -197,13 +206,22 @@ final class Benchmarks {
           environments == null
               ? BenchCommand.burstEnvironments(events)
               : Cli.within(spec, "--environments", environments, 1, events);
-      try (var confinement = BenchCommand.burstConfinement(share, environmentCount)) {
+      var schedule =
+          allAtOnce
+              ? BurstEnvironments.Schedule.allAtOnce(environmentCount)
+              : BurstEnvironments.Schedule.inWaves(
+                  BurstEnvironments.waveWidth(
+                      BenchCommand.hostCpus(),
+                      new LambdaShare(share.memoryMb("interruption-drain"))));
+      try (var confinement =
+          BenchCommand.burstConfinement(share, Math.min(schedule.width(), environmentCount))) {
         return report(
             out,
             new BenchCommand(out, err)
                 .burst(
                     events,
                     environmentCount,
+                    schedule,
                     pods,
                     latencyMs,
                     clusters,

@@ -2,14 +2,14 @@ package io.gpufleet.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
-import io.gpufleet.schedule.PolicySource;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
+import io.gpufleet.schedule.PolicySourcePort;
 import io.gpufleet.schedule.ScheduleService;
 import io.gpufleet.schedule.ScheduleSettings;
-import io.gpufleet.schedule.ScheduleWiring;
 import io.gpufleet.schedule.model.ScheduleOutcome;
+import io.gpufleet.schedule.wiring.ScheduleWiring;
 import io.gpufleet.sim.ApiRequest;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimObjects;
@@ -183,10 +183,10 @@ final class BudgetsBench {
     return ScheduleWiring.service(
         client,
         settings,
-        PolicySource.inline(POLICY, "bench"),
-        MetricsSink.NONE,
-        EventPublisher.NONE,
-        Notifier.NONE,
+        PolicySourcePort.inline(POLICY, "bench"),
+        MetricsPort.NONE,
+        EventPublisherPort.NONE,
+        NotifierPort.NONE,
         Clock.fixed(NIGHT, ZoneOffset.UTC));
   }
 

@@ -5,18 +5,18 @@ import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.schedule.NativeBudgets;
-import io.gpufleet.schedule.PolicySource;
+import io.gpufleet.schedule.PolicySourcePort;
 import io.gpufleet.schedule.ScheduleRbac;
 import io.gpufleet.schedule.ScheduleSettings;
-import io.gpufleet.schedule.ScheduleWiring;
 import io.gpufleet.schedule.model.Change;
 import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.policy.Policy;
 import io.gpufleet.schedule.policy.PolicyParser;
+import io.gpufleet.schedule.wiring.ScheduleWiring;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -222,10 +222,10 @@ final class BudgetsCommand implements Callable<Integer> {
             ScheduleWiring.service(
                 client,
                 ScheduleSettings.defaults(clusterName, policy.toString()),
-                PolicySource.file(policy),
-                MetricsSink.NONE,
-                EventPublisher.NONE,
-                Notifier.NONE,
+                PolicySourcePort.file(policy),
+                MetricsPort.NONE,
+                EventPublisherPort.NONE,
+                NotifierPort.NONE,
                 Clock.systemUTC());
         ScheduleOutcome o = service.reconcile(when, dryRun, null);
         if (json) {
@@ -266,7 +266,7 @@ final class BudgetsCommand implements Callable<Integer> {
     if (!Files.isRegularFile(file)) {
       throw new ConfigException("budgets: policy file " + file + " does not exist");
     }
-    return PolicyParser.parse(PolicySource.file(file).load(), file.toString());
+    return PolicyParser.parse(PolicySourcePort.file(file).load(), file.toString());
   }
 
   /**

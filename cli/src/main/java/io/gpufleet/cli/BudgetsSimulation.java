@@ -5,14 +5,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.time.VirtualTime;
-import io.gpufleet.schedule.PolicySource;
-import io.gpufleet.schedule.ScheduleHandler;
+import io.gpufleet.schedule.PolicySourcePort;
 import io.gpufleet.schedule.ScheduleSettings;
 import io.gpufleet.schedule.ScheduleTick;
-import io.gpufleet.schedule.ScheduleWiring;
 import io.gpufleet.schedule.model.ScheduleOutcome;
+import io.gpufleet.schedule.wiring.ScheduleHandler;
+import io.gpufleet.schedule.wiring.ScheduleWiring;
 import io.gpufleet.sim.DemoWorkloads;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;
@@ -78,7 +78,7 @@ final class BudgetsSimulation {
       DemoWorkloads.populate(cluster);
       var metrics = new Recorders.RecordingMetrics();
       var publisher = new Recorders.RecordingPublisher();
-      var policy = PolicySource.file(policyFile);
+      var policy = PolicySourcePort.file(policyFile);
       var service =
           ScheduleWiring.service(
               client,
@@ -86,7 +86,7 @@ final class BudgetsSimulation {
               policy,
               metrics,
               publisher,
-              Notifier.NONE,
+              NotifierPort.NONE,
               clock);
       var handler = new ScheduleHandler(service, metrics);
       SimObjects objects = cluster.objects();

@@ -2,18 +2,18 @@ package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.drain.ClusterList;
-import io.gpufleet.drain.DrainHandler;
 import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
-import io.gpufleet.drain.DrainWiring;
-import io.gpufleet.drain.InstanceDirectory;
-import io.gpufleet.drain.aws.Ec2ReservationInstances;
+import io.gpufleet.drain.InstanceLookupPort;
+import io.gpufleet.drain.aws.Ec2InstancesAdapter;
 import io.gpufleet.drain.model.DrainKind;
 import io.gpufleet.drain.model.DrainOutcome;
+import io.gpufleet.drain.wiring.DrainHandler;
+import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.SimTime;
 import java.io.PrintStream;
 import java.net.URI;
@@ -38,8 +38,11 @@ import software.amazon.awssdk.regions.Region;
  * {@code bench drain-burst} as Lambda runs it: a burst of N events lands on E execution
  * environments (E = the events, at most the function's reserved concurrency), each with its own
  * handler, Kubernetes client and caches, built by the environment's own init when the burst reaches
- * it; an environment handles its events one after another, environments run in parallel. Nothing is
- * shared between environments but the JVM's loaded classes (what a SnapStart snapshot carries).
+ * it; an environment handles its events one after another. Lambda runs all E at once, each on its
+ * own share of a CPU; this host runs them in waves of W (a {@link Schedule}) so that each gets that
+ * whole share, and counts every event from its own environment's start. Nothing is shared between
+ * environments but the JVM's loaded and compiled classes (what a primed SnapStart snapshot carries;
+ * the first wave's figures are reported apart).
  */
 final class BurstEnvironments {
   private BurstEnvironments() {}
@@ -85,21 +88,21 @@ final class BurstEnvironments {
                   kubes,
                   ClusterList.of(names.toArray(String[]::new)),
                   DrainSettings.defaults(names.get(0)),
-                  MetricsSink.NONE,
-                  EventPublisher.NONE,
-                  Notifier.NONE,
+                  MetricsPort.NONE,
+                  EventPublisherPort.NONE,
+                  NotifierPort.NONE,
                   time.clock(),
                   time.sleeper());
       if (target.ec2() != null) {
         // the Lambda's EC2 client: SigV4-signed DescribeInstances to the simulated EC2
-        InstanceDirectory ec2 =
-            new Ec2ReservationInstances(
+        InstanceLookupPort ec2 =
+            new Ec2InstancesAdapter(
                 target.ec2(),
                 Region.US_EAST_1,
                 StaticCredentialsProvider.create(
                     AwsBasicCredentials.create("AKIDSIMULATED", "simulated")),
                 UrlConnectionHttpClient.create());
-        InstanceDirectory timed =
+        InstanceLookupPort timed =
             id -> {
               long t0 = System.nanoTime();
               try {
@@ -108,13 +111,13 @@ final class BurstEnvironments {
                 EC2_LOOKUP_NANOS.add(System.nanoTime() - t0);
               }
             };
-        service.lookUpInstancesWith(InstanceDirectory.remembering(timed, 4096));
+        service.lookUpInstancesWith(InstanceLookupPort.remembering(timed, 4096));
       }
       return new Environment(
           burstClient,
           List.copyOf(kubes.values()),
           service,
-          new DrainHandler(service, MetricsSink.NONE, time.clock()));
+          new DrainHandler(service, MetricsPort.NONE, time.clock()));
     }
 
     @Override
@@ -147,16 +150,100 @@ final class BurstEnvironments {
   }
 
   /**
+   * How the burst's environments share this host. {@code waves}: {@code width} environments at a
+   * time, each at its full Lambda CPU share (Lambda runs them all at once on separate CPUs; this
+   * host cannot), every environment measured from its own start as from the burst instant. {@code
+   * all-at-once}: every environment at once in one share capped by the host's CPUs (what the host
+   * can hold, not what Lambda gives).
+   */
+  record Schedule(boolean allAtOnce, int width) {
+    Schedule {
+      if (width < 1) {
+        throw new IllegalArgumentException("a schedule runs at least 1 environment at a time");
+      }
+    }
+
+    static Schedule inWaves(int width) {
+      return new Schedule(false, width);
+    }
+
+    static Schedule allAtOnce(int environments) {
+      return new Schedule(true, environments);
+    }
+
+    String mode() {
+      return allAtOnce ? "all-at-once" : "waves";
+    }
+
+    /** The environments of each wave (indices into the plan), in order. */
+    List<List<Integer>> wavesOf(int environments) {
+      return BurstEnvironments.waves(environments, allAtOnce ? Math.max(1, environments) : width);
+    }
+  }
+
+  /**
+   * W: how many Lambda environments of {@code share} this host runs at once, each with its whole
+   * share: floor(host CPUs / the share's CPUs), at least 1 (computed in MB: 2 CPUs at 1,769 MB give
+   * 2, at 3,008 MB give 1).
+   */
+  static int waveWidth(int hostCpus, LambdaShare share) {
+    if (hostCpus < 1) {
+      throw new IllegalArgumentException("host CPUs >= 1, not " + hostCpus);
+    }
+    return Math.max(1, (int) ((long) hostCpus * LambdaShare.MB_PER_VCPU / share.memoryMb()));
+  }
+
+  /** Environments 0..environments-1 in waves of {@code width}, in order. */
+  static List<List<Integer>> waves(int environments, int width) {
+    if (environments < 0 || width < 1) {
+      throw new IllegalArgumentException("environments >= 0 and width >= 1");
+    }
+    var waves = new ArrayList<List<Integer>>();
+    for (int first = 0; first < environments; first += width) {
+      var wave = new ArrayList<Integer>();
+      for (int e = first; e < Math.min(environments, first + width); e++) {
+        wave.add(e);
+      }
+      waves.add(List.copyOf(wave));
+    }
+    return waves;
+  }
+
+  /**
    * One invocation: the event, what the handler returned (nothing when it threw: {@code error} says
    * what, as Lambda would report the invocation failed and retry it), how long it took.
    */
   record Invocation(int event, List<DrainOutcome> outcomes, long handledNanos, String error) {}
 
-  /** One environment's run: its init, then its invocations in order. */
-  record EnvironmentRun(int index, Environment env, long initNanos, List<Invocation> invocations) {
+  /**
+   * One environment's run: its wave, its start (the burst instant as this environment sees it: init
+   * begins there), its init, then its invocations in order.
+   */
+  record EnvironmentRun(
+      int index,
+      int wave,
+      Instant start,
+      Environment env,
+      long initNanos,
+      List<Invocation> invocations) {
     /** The burst cluster's client of this environment (null when there is no environment). */
     KubernetesClient client() {
       return env == null ? null : env.client();
+    }
+
+    /**
+     * When {@code inv} had its node cordoned, in ms from this environment's start (its init and the
+     * events it handled before included); null when no outcome was cordoned.
+     */
+    Long cordonedFromStartMs(Invocation inv) {
+      Long latest = null;
+      for (var o : inv.outcomes()) {
+        if (o.timings() != null && o.timings().cordonedMs() != null) {
+          long at = Duration.between(start, o.receivedAt()).toMillis() + o.timings().cordonedMs();
+          latest = latest == null ? at : Math.max(latest, at);
+        }
+      }
+      return latest;
     }
   }
 
@@ -166,12 +253,14 @@ final class BurstEnvironments {
    * seq-i} (instance id 100 000 + i) for each event one after another. A warm-up environment drains
    * {@link BenchCommand#WARM_INSTANCE} first and is closed (classes loaded, as in a snapshot).
    */
-  static Map<String, Object> run(String url, int events, int environments, PrintStream err)
+  static Map<String, Object> run(
+      String url, int events, int environments, Schedule schedule, PrintStream err)
       throws Exception {
-    return run(Target.single(url), events, environments, err);
+    return run(Target.single(url), events, environments, schedule, err);
   }
 
-  static Map<String, Object> run(Target url, int events, int environments, PrintStream err)
+  static Map<String, Object> run(
+      Target url, int events, int environments, Schedule schedule, PrintStream err)
       throws Exception {
     var time = SimTime.realTime();
     try (var warm = Environment.init(url, time)) {
@@ -182,29 +271,41 @@ final class BurstEnvironments {
     }
     EC2_LOOKUP_NANOS.clear();
     var plan = assign(events, environments);
+    var waves = schedule.wavesOf(plan.size());
+    int widest = waves.stream().mapToInt(List::size).max().orElse(1);
     err.printf(
-        "bench drain-burst: %d events at once on %d environments (own handler, client, caches)...%n",
-        events, plan.size());
-    Instant start = time.now();
+        "bench drain-burst: %d events on %d environments (own handler, client, caches), %s: %d"
+            + " wave(s) of up to %d environment(s)...%n",
+        events, plan.size(), schedule.mode(), waves.size(), widest);
+    long wall0 = System.nanoTime();
     var runs = new ArrayList<EnvironmentRun>();
-    // one platform thread per environment: an environment's CPU-bound work does not queue behind
-    // another's (virtual threads would)
-    try (var pool = Executors.newFixedThreadPool(Math.max(1, plan.size()))) {
-      var futures = new ArrayList<Future<EnvironmentRun>>();
-      for (int k = 0; k < plan.size(); k++) {
-        int index = k;
-        List<Integer> mine = plan.get(k);
-        futures.add(pool.submit(() -> runEnvironment(index, mine, url, time, start)));
-      }
-      for (var f : futures) {
-        runs.add(f.get());
+    // one platform thread per environment of a wave: an environment's CPU-bound work does not queue
+    // behind another's (virtual threads would)
+    try (var pool = Executors.newFixedThreadPool(widest)) {
+      for (int w = 0; w < waves.size(); w++) {
+        int wave = w;
+        // Lambda starts every environment at the burst instant: each wave starts its own
+        Instant waveStart = time.now();
+        var futures = new ArrayList<Future<EnvironmentRun>>();
+        for (int index : waves.get(w)) {
+          List<Integer> mine = plan.get(index);
+          futures.add(pool.submit(() -> runEnvironment(index, wave, mine, url, time, waveStart)));
+        }
+        var done = new ArrayList<EnvironmentRun>();
+        for (var f : futures) {
+          done.add(f.get());
+        }
+        done.forEach(run -> run.env().close());
+        runs.addAll(done);
+        if (waves.size() > 1 && ((w + 1) % 20 == 0 || w + 1 == waves.size())) {
+          err.printf("bench drain-burst: %d of %d waves done%n", w + 1, waves.size());
+        }
       }
     }
-    var r = figures(runs, start);
+    long burstWallMs = (System.nanoTime() - wall0) / 1_000_000;
+    var r = figures(runs);
+    r.put("burstWallMs", burstWallMs);
     r.put("ec2LookupMs", spread(EC2_LOOKUP_NANOS.stream().map(n -> n / 1_000_000).toList()));
-    for (var run : runs) {
-      run.env().close();
-    }
 
     err.println("bench drain-burst: baseline (one environment, one event after another, cordon)");
     try (var seq = Environment.init(url, time)) {
@@ -224,8 +325,14 @@ final class BurstEnvironments {
     return r;
   }
 
+  /**
+   * One environment: init from {@code start}, then its events back to back, each sent at {@code
+   * start} (the burst instant as this environment sees it), so an event's deadline and its queueing
+   * behind the environment's earlier events count from there.
+   */
   private static EnvironmentRun runEnvironment(
-      int index, List<Integer> events, Target url, SimTime time, Instant start) throws Exception {
+      int index, int wave, List<Integer> events, Target url, SimTime time, Instant start)
+      throws Exception {
     long i0 = System.nanoTime();
     var env = Environment.init(url, time);
     long initNanos = System.nanoTime() - i0;
@@ -244,21 +351,30 @@ final class BurstEnvironments {
             new Invocation(e, List.of(), System.nanoTime() - h0, String.valueOf(failed)));
       }
     }
-    return new EnvironmentRun(index, env, initNanos, invocations);
+    return new EnvironmentRun(index, wave, start, env, initNanos, invocations);
   }
 
-  /** The burst's figures: per-environment init apart from per-event handling. */
-  static Map<String, Object> figures(List<EnvironmentRun> runs, Instant start) {
+  /**
+   * The burst's figures: every event counted from its environment's start (init included), the
+   * slowest event and where it ran, the first wave apart from the later ones (which run in a JVM
+   * warmed by the earlier waves), per-environment init apart from per-event handling.
+   */
+  static Map<String, Object> figures(List<EnvironmentRun> runs) {
     var outcomes = new ArrayList<DrainOutcome>();
-    var initMs = new ArrayList<Long>();
     var handledMs = new ArrayList<Long>();
     var clients = Collections.newSetFromMap(new IdentityHashMap<KubernetesClient, Boolean>());
+    var byWave = new java.util.TreeMap<Integer, List<EnvironmentRun>>();
     int mostEvents = 0;
     int failed = 0;
     String firstFailure = null;
+    long allGoneMs = 0;
+    long lastReceivedMs = 0;
+    long slowestCordonMs = 0;
+    Map<String, Object> slowest = null;
+    long allCordonedMs = 0;
     for (var run : runs) {
       clients.add(run.client());
-      initMs.add(run.initNanos() / 1_000_000);
+      byWave.computeIfAbsent(run.wave(), w -> new ArrayList<>()).add(run);
       mostEvents = Math.max(mostEvents, run.invocations().size());
       for (var inv : run.invocations()) {
         handledMs.add(inv.handledNanos() / 1_000_000);
@@ -268,25 +384,33 @@ final class BurstEnvironments {
           firstFailure =
               firstFailure == null ? "event " + inv.event() + ": " + inv.error() : firstFailure;
         }
+        Long at = run.cordonedFromStartMs(inv);
+        if (at != null && (slowest == null || at > allCordonedMs)) {
+          allCordonedMs = at;
+          slowest = new LinkedHashMap<>();
+          slowest.put("event", inv.event());
+          slowest.put("wave", run.wave());
+          slowest.put("environment", run.index());
+          slowest.put("environmentInitMs", run.initNanos() / 1_000_000);
+          slowest.put("cordonedFromEnvironmentStartMs", at);
+        }
+        for (var o : inv.outcomes()) {
+          long recv = Duration.between(run.start(), o.receivedAt()).toMillis();
+          lastReceivedMs = Math.max(lastReceivedMs, recv);
+          if (o.timings() != null && o.timings().cordonedMs() != null) {
+            slowestCordonMs = Math.max(slowestCordonMs, o.timings().cordonedMs());
+          }
+          if (o.timings() != null && o.timings().allGoneMs() != null) {
+            allGoneMs = Math.max(allGoneMs, recv + o.timings().allGoneMs());
+          }
+        }
       }
     }
-    long allCordonedMs = 0;
-    long allGoneMs = 0;
-    long lastReceivedMs = 0;
-    long slowestCordonMs = 0;
-    for (var o : outcomes) {
-      long recv = Duration.between(start, o.receivedAt()).toMillis();
-      if (o.timings().cordonedMs() != null) {
-        allCordonedMs = Math.max(allCordonedMs, recv + o.timings().cordonedMs());
-        slowestCordonMs = Math.max(slowestCordonMs, o.timings().cordonedMs());
-      }
-      lastReceivedMs = Math.max(lastReceivedMs, recv);
-      if (o.timings().allGoneMs() != null) {
-        allGoneMs = Math.max(allGoneMs, recv + o.timings().allGoneMs());
-      }
-    }
+    var perWave = new ArrayList<Long>();
+    byWave.values().forEach(w -> perWave.add(waveFigures(w).allCordonedMs()));
     var r = new LinkedHashMap<String, Object>();
     r.put("environments", runs.size());
+    r.put("waves", byWave.size());
     r.put("distinctClients", clients.size());
     r.put("mostEventsInOneEnvironment", mostEvents);
     r.put("failedInvocations", failed);
@@ -296,12 +420,58 @@ final class BurstEnvironments {
         "drained",
         outcomes.stream().filter(o -> o.status() == DrainOutcome.Status.DRAINED).count());
     r.put("allCordonedMs", allCordonedMs);
+    r.put("slowestEvent", slowest);
     r.put("lastReceivedMs", lastReceivedMs);
     r.put("slowestCordonMs", slowestCordonMs);
     r.put("allGoneMs", allGoneMs);
-    r.put("environmentInitMs", spread(initMs));
+    var all = waveFigures(runs);
+    r.put("environmentInitMs", all.initMs());
     r.put("eventHandlingMs", spread(handledMs));
+    r.put("eventCordonedMs", all.cordonedMs());
+    var first = byWave.isEmpty() ? null : byWave.firstEntry().getValue();
+    r.put("firstWave", first == null ? null : waveFigures(first).describe());
+    var later = new ArrayList<EnvironmentRun>();
+    byWave.tailMap(byWave.isEmpty() ? 0 : byWave.firstKey(), false).values().forEach(later::addAll);
+    r.put("laterWaves", later.isEmpty() ? null : waveFigures(later).describe());
+    r.put("waveAllCordonedMs", spread(perWave));
+    r.put("perWaveAllCordonedMs", perWave);
     return r;
+  }
+
+  /** The figures of a set of environments (a wave, the later waves, all). */
+  record WaveFigures(
+      int environments,
+      int events,
+      long allCordonedMs,
+      Map<String, Long> initMs,
+      Map<String, Long> cordonedMs) {
+    Map<String, Object> describe() {
+      var m = new LinkedHashMap<String, Object>();
+      m.put("environments", environments);
+      m.put("events", events);
+      m.put("allCordonedMs", allCordonedMs);
+      m.put("environmentInitMs", initMs);
+      m.put("eventCordonedMs", cordonedMs);
+      return m;
+    }
+  }
+
+  static WaveFigures waveFigures(List<EnvironmentRun> runs) {
+    var init = new ArrayList<Long>();
+    var cordoned = new ArrayList<Long>();
+    int events = 0;
+    for (var run : runs) {
+      init.add(run.initNanos() / 1_000_000);
+      events += run.invocations().size();
+      for (var inv : run.invocations()) {
+        Long at = run.cordonedFromStartMs(inv);
+        if (at != null) {
+          cordoned.add(at);
+        }
+      }
+    }
+    long max = cordoned.stream().mapToLong(Long::longValue).max().orElse(0);
+    return new WaveFigures(runs.size(), events, max, spread(init), spread(cordoned));
   }
 
   /** min, median, max and the sum (CPU-bound init summed is what the host had to find). */

@@ -80,6 +80,11 @@ final class Confinement implements AutoCloseable {
     return share;
   }
 
+  /** Whether the environments' summed share was cut to the host's CPUs. */
+  boolean cappedByHost() {
+    return cappedByHost;
+  }
+
   boolean confined() {
     return cgroup.isPresent();
   }

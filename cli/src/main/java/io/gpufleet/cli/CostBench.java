@@ -3,21 +3,21 @@ package io.gpufleet.cli;
 import io.gpufleet.core.catalog.InstanceCatalog;
 import io.gpufleet.core.catalog.StaticPrice;
 import io.gpufleet.core.config.Settings;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.pricing.OnDemandPriceChain;
 import io.gpufleet.core.pricing.OnDemandPricing;
-import io.gpufleet.core.pricing.PricingApi;
+import io.gpufleet.core.pricing.PricingApiPort;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.pricing.TokenBucket;
 import io.gpufleet.core.time.Sleeper;
-import io.gpufleet.cost.ClusterReader;
+import io.gpufleet.cost.CostClusterPort;
 import io.gpufleet.cost.CostReportService;
 import io.gpufleet.cost.CostReporter;
 import io.gpufleet.cost.CostSettings;
-import io.gpufleet.cost.InstanceReader;
-import io.gpufleet.cost.SpotPriceHistory;
+import io.gpufleet.cost.InstancePort;
+import io.gpufleet.cost.SpotPriceHistoryPort;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
 import io.gpufleet.cost.model.Commitments;
@@ -347,7 +347,7 @@ final class CostBench {
     return service.lastReport();
   }
 
-  static Run runOnce(Fleet fleet, Clock clock, PricingApi pricing) {
+  static Run runOnce(Fleet fleet, Clock clock, PricingApiPort pricing) {
     // what an S3 upload leaves behind in the function: nothing but the sizes
     var store = new SizeOnlyStore();
     var service = service(fleet, clock, pricing, store);
@@ -369,11 +369,12 @@ final class CostBench {
         report.reconciliation().balanced());
   }
 
-  static CostReportService service(Fleet fleet, Clock clock, PricingApi api, SizeOnlyStore store) {
+  static CostReportService service(
+      Fleet fleet, Clock clock, PricingApiPort api, SizeOnlyStore store) {
     OnDemandPriceChain prices =
         OnDemandPricing.create(Optional.of(api), new Settings(Map.of()), Optional.of(store), clock);
-    ClusterReader cluster =
-        new ClusterReader() {
+    CostClusterPort cluster =
+        new CostClusterPort() {
           @Override
           public List<ClusterNode> nodes() {
             return fleet.nodes();
@@ -384,8 +385,8 @@ final class CostBench {
             return fleet.pods();
           }
         };
-    InstanceReader ec2 = (String c, Collection<String> ids) -> fleet.instances();
-    SpotPriceHistory spot = (Set<String> types, Instant s, Instant e) -> fleet.spot();
+    InstancePort ec2 = (String c, Collection<String> ids) -> fleet.instances();
+    SpotPriceHistoryPort spot = (Set<String> types, Instant s, Instant e) -> fleet.spot();
     return new CostReportService(
         CostSettings.defaults("bench"),
         "us-east-1",
@@ -394,23 +395,23 @@ final class CostBench {
         spot,
         prices,
         store,
-        new CostReporter(MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE),
+        new CostReporter(MetricsPort.NONE, EventPublisherPort.NONE, NotifierPort.NONE),
         clock,
         w -> fleet.commitments(),
         (w, n) -> fleet.utilisation());
   }
 
   /**
-   * The Pricing API as the function meets it through {@code PricingApiClient}: a token bucket at
+   * The Pricing API as the function meets it through {@code PricingApiAdapter}: a token bucket at
    * the client's default 5 requests/s, burst 10 (fleet-core's {@link TokenBucket}), then a 50 ms
    * round trip; it answers from the static table and counts every call it answers. On the real
    * clock (the measured report) it waits; on a virtual clock (the baseline, whose 100 000 calls
    * would wait about 20 000 s) the same bucket and round trips advance a clock of its own.
    */
-  static final class PricingStub implements PricingApi {
+  static final class PricingStub implements PricingApiPort {
     static final Duration ROUND_TRIP = Duration.ofMillis(50);
     static final String VIRTUAL_CLOCK =
-        "virtual: 50 ms per call behind a token bucket of 5/s, burst 10 (PricingApiClient's"
+        "virtual: 50 ms per call behind a token bucket of 5/s, burst 10 (PricingApiAdapter's"
             + " defaults); calls executed and counted by the stub";
     private final AtomicInteger calls = new AtomicInteger();
     private final AtomicLong waitedNanos = new AtomicLong();
@@ -499,7 +500,7 @@ final class CostBench {
   }
 
   /** A blob store that keeps only the size of what was put (the report leaves by upload). */
-  static final class SizeOnlyStore implements io.gpufleet.core.store.BlobStore {
+  static final class SizeOnlyStore implements io.gpufleet.core.store.BlobStorePort {
     final Map<String, Long> sizes = new java.util.concurrent.ConcurrentHashMap<>();
 
     @Override

@@ -5,17 +5,17 @@ import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.pricing.OnDemandPricing;
 import io.gpufleet.core.store.DirectoryBlobStore;
 import io.gpufleet.cost.CostReportService;
 import io.gpufleet.cost.CostReporter;
 import io.gpufleet.cost.CostSettings;
-import io.gpufleet.cost.aws.Ec2InstanceReader;
-import io.gpufleet.cost.aws.Ec2SpotPriceHistory;
-import io.gpufleet.cost.k8s.FabricClusterReader;
+import io.gpufleet.cost.aws.Ec2InstanceAdapter;
+import io.gpufleet.cost.aws.Ec2SpotPriceHistoryAdapter;
+import io.gpufleet.cost.k8s.CostClusterAdapter;
 import io.gpufleet.cost.model.CostOutcome;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -157,12 +157,12 @@ final class CostReportCommand implements Callable<Integer> {
           new CostReportService(
               cost,
               region,
-              new FabricClusterReader(kube, cost.teamLabel()),
-              new Ec2InstanceReader(ec2),
-              new Ec2SpotPriceHistory(ec2),
+              new CostClusterAdapter(kube, cost.teamLabel()),
+              new Ec2InstanceAdapter(ec2),
+              new Ec2SpotPriceHistoryAdapter(ec2),
               OnDemandPricing.create(aws, settings, Optional.of(store), clock),
               store,
-              new CostReporter(MetricsSink.NONE, EventPublisher.NONE, Notifier.NONE),
+              new CostReporter(MetricsPort.NONE, EventPublisherPort.NONE, NotifierPort.NONE),
               clock);
       var outcome =
           service.run(

@@ -6,15 +6,15 @@ import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.pricing.OnDemandPricing;
 import io.gpufleet.core.store.DirectoryBlobStore;
-import io.gpufleet.cost.ClusterReader;
+import io.gpufleet.cost.CostClusterPort;
 import io.gpufleet.cost.CostReportService;
 import io.gpufleet.cost.CostReporter;
 import io.gpufleet.cost.CostSettings;
-import io.gpufleet.cost.InstanceReader;
-import io.gpufleet.cost.SpotPriceHistory;
-import io.gpufleet.cost.aws.CostExplorerCommitments;
-import io.gpufleet.cost.aws.PrometheusUtilisation;
-import io.gpufleet.cost.k8s.FabricClusterReader;
+import io.gpufleet.cost.InstancePort;
+import io.gpufleet.cost.SpotPriceHistoryPort;
+import io.gpufleet.cost.aws.CostExplorerCommitmentAdapter;
+import io.gpufleet.cost.aws.PrometheusUtilisationAdapter;
+import io.gpufleet.cost.k8s.CostClusterAdapter;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
 import io.gpufleet.cost.model.CostOutcome;
@@ -104,7 +104,7 @@ final class CostSimulation {
       var settings = CostSettings.defaults(DemoFleet.CLUSTER);
       var metrics = new Recorders.RecordingMetrics();
       var utilisation =
-          new PrometheusUtilisation(
+          new PrometheusUtilisationAdapter(
               SimGpuExtras.url(prometheus),
               java.net.http.HttpClient.newHttpClient(),
               Optional.empty());
@@ -115,12 +115,12 @@ final class CostSimulation {
               List.of(
                   new CostReportService.ClusterTarget(
                       DemoFleet.CLUSTER,
-                      new Backdated(new FabricClusterReader(client, settings.teamLabel()), now),
+                      new Backdated(new CostClusterAdapter(client, settings.teamLabel()), now),
                       utilisation),
                   new CostReportService.ClusterTarget(
                       SimulateCommand.DrainSim.SECOND_CLUSTER,
                       new Backdated(
-                          new FabricClusterReader(researchClient, settings.teamLabel()), now),
+                          new CostClusterAdapter(researchClient, settings.teamLabel()), now),
                       utilisation)),
               new SimEc2(now),
               new SimSpot(now),
@@ -129,7 +129,7 @@ final class CostSimulation {
               new CostReporter(
                   metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier()),
               clock,
-              new CostExplorerCommitments(aws.build(CostExplorerClient.builder())));
+              new CostExplorerCommitmentAdapter(aws.build(CostExplorerClient.builder())));
       PrintStream where = json ? err : out;
       if (!json) {
         out.println();
@@ -197,7 +197,7 @@ final class CostSimulation {
   }
 
   /** EC2 as the simulated account has it: every demo node but one. */
-  static final class SimEc2 implements InstanceReader {
+  static final class SimEc2 implements InstancePort {
     private final Instant now;
 
     SimEc2(Instant now) {
@@ -258,7 +258,7 @@ final class CostSimulation {
   }
 
   /** Spot prices per zone and type, changing twice over the last day. */
-  static final class SimSpot implements SpotPriceHistory {
+  static final class SimSpot implements SpotPriceHistoryPort {
     private final Instant now;
 
     SimSpot(Instant now) {
@@ -302,11 +302,11 @@ final class CostSimulation {
    * The simulated API server creates every pod "now"; a real cluster's pods have been running for a
    * while. Pods start between their node's launch and a few hours ago.
    */
-  static final class Backdated implements ClusterReader {
-    private final ClusterReader inner;
+  static final class Backdated implements CostClusterPort {
+    private final CostClusterPort inner;
     private final Instant now;
 
-    Backdated(ClusterReader inner, Instant now) {
+    Backdated(CostClusterPort inner, Instant now) {
       this.inner = inner;
       this.now = now;
     }

@@ -8,16 +8,16 @@ import io.gpufleet.core.event.DecodeResult;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.DrainReporter;
 import io.gpufleet.drain.DrainSettings;
-import io.gpufleet.drain.DrainWiring;
 import io.gpufleet.drain.model.DrainKind;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DryRunReport;
+import io.gpufleet.drain.wiring.DrainWiring;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
@@ -155,9 +155,9 @@ final class DrainCommand implements Callable<Integer> {
           DrainWiring.service(
               client,
               settings,
-              MetricsSink.NONE,
-              EventPublisher.NONE,
-              Notifier.NONE,
+              MetricsPort.NONE,
+              EventPublisherPort.NONE,
+              NotifierPort.NONE,
               Clock.systemUTC(),
               Sleeper.SYSTEM);
       if (dryRun) {

@@ -4,10 +4,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.json.CfnYaml;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.cost.CostWiring;
-import io.gpufleet.drain.DrainWiring;
-import io.gpufleet.preflight.PreflightWiring;
-import io.gpufleet.schedule.ScheduleWiring;
+import io.gpufleet.cost.wiring.CostWiring;
+import io.gpufleet.drain.wiring.DrainWiring;
+import io.gpufleet.preflight.wiring.PreflightWiring;
+import io.gpufleet.schedule.wiring.ScheduleWiring;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,10 +43,10 @@ final class EnvironmentReference {
   /** Each function by the handler its template resource names. */
   static final Map<String, String> HANDLERS =
       orderedMap(
-          "interruption-drain", "io.gpufleet.drain.DrainHandler::handleRequest",
-          "disruption-schedule", "io.gpufleet.schedule.ScheduleHandler::handleRequest",
-          "capacity-preflight", "io.gpufleet.preflight.PreflightHandler::handleRequest",
-          "cost-report", "io.gpufleet.cost.CostHandler::handleRequest");
+          "interruption-drain", "io.gpufleet.drain.wiring.DrainHandler::handleRequest",
+          "disruption-schedule", "io.gpufleet.schedule.wiring.ScheduleHandler::handleRequest",
+          "capacity-preflight", "io.gpufleet.preflight.wiring.PreflightHandler::handleRequest",
+          "cost-report", "io.gpufleet.cost.wiring.CostHandler::handleRequest");
 
   /**
    * Set for the recording run only, as Lambda (AWS_REGION) or a local run (KUBE_API_URL, so init

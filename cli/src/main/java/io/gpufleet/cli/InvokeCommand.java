@@ -10,33 +10,33 @@ import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.lambda.LocalContext;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.pricing.OnDemandPricing;
 import io.gpufleet.core.store.DirectoryBlobStore;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.core.time.VirtualTime;
-import io.gpufleet.cost.CostHandler;
 import io.gpufleet.cost.CostReportService;
 import io.gpufleet.cost.CostReporter;
 import io.gpufleet.cost.CostSettings;
-import io.gpufleet.cost.k8s.FabricClusterReader;
-import io.gpufleet.drain.DrainHandler;
+import io.gpufleet.cost.k8s.CostClusterAdapter;
+import io.gpufleet.cost.wiring.CostHandler;
 import io.gpufleet.drain.DrainSettings;
-import io.gpufleet.drain.DrainWiring;
-import io.gpufleet.preflight.DedupeStore;
-import io.gpufleet.preflight.PlanLoader;
-import io.gpufleet.preflight.PreflightHandler;
+import io.gpufleet.drain.wiring.DrainHandler;
+import io.gpufleet.drain.wiring.DrainWiring;
+import io.gpufleet.preflight.DedupeStorePort;
+import io.gpufleet.preflight.PlanLoaderPort;
 import io.gpufleet.preflight.PreflightSettings;
-import io.gpufleet.preflight.PreflightWiring;
-import io.gpufleet.preflight.ReportStore;
+import io.gpufleet.preflight.ReportStorePort;
 import io.gpufleet.preflight.aws.RegionalClients;
-import io.gpufleet.preflight.k8s.FabricNodePools;
-import io.gpufleet.schedule.PolicySource;
-import io.gpufleet.schedule.ScheduleHandler;
+import io.gpufleet.preflight.k8s.NodePoolAdapter;
+import io.gpufleet.preflight.wiring.PreflightHandler;
+import io.gpufleet.preflight.wiring.PreflightWiring;
+import io.gpufleet.schedule.PolicySourcePort;
 import io.gpufleet.schedule.ScheduleSettings;
-import io.gpufleet.schedule.ScheduleWiring;
+import io.gpufleet.schedule.wiring.ScheduleHandler;
+import io.gpufleet.schedule.wiring.ScheduleWiring;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.DemoWorkloads;
 import io.gpufleet.sim.Recorders;
@@ -398,13 +398,13 @@ final class InvokeCommand implements Callable<Integer> {
         DrainWiring.service(
             client,
             DrainSettings.from(new Settings(env)),
-            MetricsSink.NONE,
-            EventPublisher.NONE,
-            Notifier.NONE,
+            MetricsPort.NONE,
+            EventPublisherPort.NONE,
+            NotifierPort.NONE,
             Clock.systemUTC(),
             Sleeper.SYSTEM);
     err.println("invoke: acting on the real cluster " + clusterName);
-    var handler = new DrainHandler(service, MetricsSink.NONE, Clock.systemUTC());
+    var handler = new DrainHandler(service, MetricsPort.NONE, Clock.systemUTC());
     return new Env() {
       @Override
       public RequestStreamHandler handler() {
@@ -434,7 +434,7 @@ final class InvokeCommand implements Callable<Integer> {
 
   private Env scheduleEnv(KubernetesClient client, Runnable closeCluster, String clusterName) {
     Path policyFile = policy != null ? policy : Main.home().resolve(BudgetsSimulation.POLICY);
-    var policy = PolicySource.file(policyFile);
+    var policy = PolicySourcePort.file(policyFile);
     var time = new VirtualTime(Instant.EPOCH);
     Clock clock = time.clock();
     var metrics = new Recorders.RecordingMetrics();
@@ -445,7 +445,7 @@ final class InvokeCommand implements Callable<Integer> {
             policy,
             metrics,
             new Recorders.RecordingPublisher(),
-            Notifier.NONE,
+            NotifierPort.NONE,
             clock);
     var handler = new ScheduleHandler(service, metrics);
     return new Env() {
@@ -507,8 +507,7 @@ final class InvokeCommand implements Callable<Integer> {
         new CostReportService(
             settings,
             CostSimulation.REGION,
-            new CostSimulation.Backdated(
-                new FabricClusterReader(client, settings.teamLabel()), now),
+            new CostSimulation.Backdated(new CostClusterAdapter(client, settings.teamLabel()), now),
             new CostSimulation.SimEc2(now),
             new CostSimulation.SimSpot(now),
             OnDemandPricing.create(aws, new Settings(Map.of()), Optional.of(store), clock),
@@ -553,14 +552,14 @@ final class InvokeCommand implements Callable<Integer> {
             PreflightSettings.defaults(),
             Clock.systemUTC());
     var saved = new ArrayList<String>();
-    ReportStore store = PreflightSimulation.recordingStore(saved);
+    ReportStorePort store = PreflightSimulation.recordingStore(saved);
     var function =
         PreflightWiring.function(
             service,
-            DedupeStore.inMemory(1000),
+            DedupeStorePort.inMemory(1000),
             store,
-            PlanLoader.NONE,
-            new FabricNodePools(kube),
+            PlanLoaderPort.NONE,
+            new NodePoolAdapter(kube),
             metrics,
             new Recorders.RecordingPublisher(),
             new Recorders.RecordingNotifier(),

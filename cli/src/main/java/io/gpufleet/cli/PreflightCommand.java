@@ -11,13 +11,13 @@ import io.gpufleet.core.pricing.OnDemandPrices;
 import io.gpufleet.preflight.PlanParser;
 import io.gpufleet.preflight.PreflightService;
 import io.gpufleet.preflight.PreflightSettings;
-import io.gpufleet.preflight.PreflightWiring;
 import io.gpufleet.preflight.aws.RegionalClients;
-import io.gpufleet.preflight.k8s.FabricNodePools;
+import io.gpufleet.preflight.k8s.NodePoolAdapter;
 import io.gpufleet.preflight.model.NodePoolSpec;
 import io.gpufleet.preflight.model.Plan;
 import io.gpufleet.preflight.model.PreflightReport;
 import io.gpufleet.preflight.model.RegionResult;
+import io.gpufleet.preflight.wiring.PreflightWiring;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
@@ -257,7 +257,7 @@ final class PreflightCommand implements Callable<Integer> {
       List<NodePoolSpec> pools = List.of();
       if (kubeconfig || cluster != null) {
         try (KubernetesClient kube = kube(home, credentials)) {
-          pools = new FabricNodePools(kube).nodePools();
+          pools = new NodePoolAdapter(kube).nodePools();
         }
       }
       return service.run(plan, pools, pools.isEmpty() ? null : home, "cli", progress(json));
@@ -293,7 +293,7 @@ final class PreflightCommand implements Callable<Integer> {
       var service =
           PreflightWiring.service(
               clients, "us-east-1", simulatedPrices(stub), settings, Clock.systemUTC());
-      var pools = new FabricNodePools(kube).nodePools();
+      var pools = new NodePoolAdapter(kube).nodePools();
       return service.run(plan, pools, "us-east-1", "cli --simulate", progress(json));
     }
   }

@@ -4,16 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
-import io.gpufleet.preflight.DedupeStore;
-import io.gpufleet.preflight.PlanLoader;
-import io.gpufleet.preflight.PreflightHandler;
+import io.gpufleet.preflight.DedupeStorePort;
+import io.gpufleet.preflight.PlanLoaderPort;
 import io.gpufleet.preflight.PreflightSettings;
-import io.gpufleet.preflight.PreflightWiring;
-import io.gpufleet.preflight.ReportStore;
+import io.gpufleet.preflight.ReportStorePort;
 import io.gpufleet.preflight.aws.RegionalClients;
-import io.gpufleet.preflight.k8s.FabricNodePools;
+import io.gpufleet.preflight.k8s.NodePoolAdapter;
 import io.gpufleet.preflight.model.PreflightReport;
 import io.gpufleet.preflight.model.RunOutcome;
+import io.gpufleet.preflight.wiring.PreflightHandler;
+import io.gpufleet.preflight.wiring.PreflightWiring;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.SimCapacityAccount;
@@ -105,14 +105,14 @@ final class PreflightSimulation {
               PreflightCommand.simulatedPrices(stub),
               settings,
               Clock.systemUTC());
-      ReportStore store = PreflightSimulation.recordingStore(saved);
+      ReportStorePort store = PreflightSimulation.recordingStore(saved);
       var function =
           PreflightWiring.function(
               service,
-              DedupeStore.inMemory(1000),
+              DedupeStorePort.inMemory(1000),
               store,
-              PlanLoader.NONE,
-              new FabricNodePools(kube),
+              PlanLoaderPort.NONE,
+              new NodePoolAdapter(kube),
               metrics,
               publisher,
               notifier,
@@ -210,7 +210,7 @@ final class PreflightSimulation {
   }
 
   /** A report store that keeps nothing but answers, and records, a simulated S3 URI per report. */
-  static ReportStore recordingStore(List<String> saved) {
+  static ReportStorePort recordingStore(List<String> saved) {
     return report -> {
       String uri =
           "s3://gpufleet-sim-results/preflight/reports/"

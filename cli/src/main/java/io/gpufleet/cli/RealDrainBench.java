@@ -1,14 +1,14 @@
 package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
-import io.gpufleet.drain.DrainWiring;
 import io.gpufleet.drain.model.DrainOutcome;
+import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.real.K8sBinaries;
 import io.gpufleet.sim.real.KwokNodes;
 import io.gpufleet.sim.real.RealCluster;
@@ -127,9 +127,9 @@ final class RealDrainBench {
     return DrainWiring.service(
         client,
         DrainSettings.defaults("bench"),
-        MetricsSink.NONE,
-        EventPublisher.NONE,
-        Notifier.NONE,
+        MetricsPort.NONE,
+        EventPublisherPort.NONE,
+        NotifierPort.NONE,
         Clock.systemUTC(),
         Sleeper.SYSTEM);
   }

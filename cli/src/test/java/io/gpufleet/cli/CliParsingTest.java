@@ -556,6 +556,11 @@ class CliParsingTest {
       assertThat(burst.pods).isEqualTo(30);
       assertThat(burst.latencyMs).isEqualTo(20);
       assertThat(burst.environments).isNull();
+      assertThat(burst.allAtOnce).as("waves by default").isFalse();
+      assertThat(
+              parsed(Benchmarks.DrainBurst.class, "bench", "drain-burst", "--all-at-once")
+                  .allAtOnce)
+          .isTrue();
       assertThat(
               parsed(Benchmarks.DrainBurst.class, "bench", "drain-burst", "--environments", "7")
                   .environments)

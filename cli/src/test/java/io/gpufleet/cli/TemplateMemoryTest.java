@@ -54,10 +54,10 @@ class TemplateMemoryTest {
 
   @ParameterizedTest(name = "{0}")
   @CsvSource({
-    "interruption-drain, io.gpufleet.drain.DrainHandler::handleRequest",
-    "disruption-schedule, io.gpufleet.schedule.ScheduleHandler::handleRequest",
-    "capacity-preflight, io.gpufleet.preflight.PreflightHandler::handleRequest",
-    "cost-report, io.gpufleet.cost.CostHandler::handleRequest"
+    "interruption-drain, io.gpufleet.drain.wiring.DrainHandler::handleRequest",
+    "disruption-schedule, io.gpufleet.schedule.wiring.ScheduleHandler::handleRequest",
+    "capacity-preflight, io.gpufleet.preflight.wiring.PreflightHandler::handleRequest",
+    "cost-report, io.gpufleet.cost.wiring.CostHandler::handleRequest"
   })
   void shouldBenchmarkEachFunctionAtTheMemorySizeTheTemplateDeploys(String function, String handler)
       throws Exception {

@@ -17,12 +17,12 @@ import java.util.concurrent.TimeoutException;
  * keeps going in the background and fills the chain's caches (memory and S3), so the next run has
  * it. Prices never decide a verdict, only the cost estimate.
  */
-final class BoundedPrices implements OnDemandPrices, AutoCloseable {
+public final class BoundedPrices implements OnDemandPrices, AutoCloseable {
   private final OnDemandPrices delegate;
   private final Duration wait;
   private final ExecutorService lookups = Executors.newVirtualThreadPerTaskExecutor();
 
-  BoundedPrices(OnDemandPrices delegate, Duration wait) {
+  public BoundedPrices(OnDemandPrices delegate, Duration wait) {
     this.delegate = delegate;
     this.wait = wait;
   }

@@ -7,8 +7,8 @@ import io.gpufleet.core.event.DecodeResult;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.event.FleetEvent;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.MetricsSink.Unit;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.MetricsPort.Unit;
 import io.gpufleet.preflight.model.AlarmOutcome;
 import io.gpufleet.preflight.model.NodePoolSpec;
 import io.gpufleet.preflight.model.Plan;
@@ -54,10 +54,10 @@ public final class PreflightFunction {
   private final PreflightService service;
   private final QuotaAlarmService alarms;
   private final PreflightReporter reporter;
-  private final DedupeStore dedupe;
-  private final PlanLoader loader;
+  private final DedupeStorePort dedupe;
+  private final PlanLoaderPort loader;
   private final NodePoolPort pools;
-  private final MetricsSink metrics;
+  private final MetricsPort metrics;
   private final String clusterRegion;
 
   /** {@code clusterRegion}: where the cluster (and so its NodePools' quotas) lives. */
@@ -65,10 +65,10 @@ public final class PreflightFunction {
       PreflightService service,
       QuotaAlarmService alarms,
       PreflightReporter reporter,
-      DedupeStore dedupe,
-      PlanLoader loader,
+      DedupeStorePort dedupe,
+      PlanLoaderPort loader,
       NodePoolPort pools,
-      MetricsSink metrics,
+      MetricsPort metrics,
       String clusterRegion) {
     this.service = service;
     this.alarms = alarms;

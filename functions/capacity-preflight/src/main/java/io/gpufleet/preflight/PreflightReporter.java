@@ -2,10 +2,10 @@ package io.gpufleet.preflight;
 
 import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.MetricsSink.Unit;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.MetricsPort.Unit;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.Sinks;
 import io.gpufleet.preflight.model.PreflightReport;
 import io.gpufleet.preflight.model.RegionResult;
@@ -27,13 +27,16 @@ public final class PreflightReporter {
   public static final String DETAIL_TYPE = "GPU Fleet Preflight Report";
   private static final Logger LOG = LoggerFactory.getLogger(PreflightReporter.class);
 
-  private final ReportStore store;
-  private final MetricsSink metrics;
-  private final EventPublisher publisher;
-  private final Notifier notifier;
+  private final ReportStorePort store;
+  private final MetricsPort metrics;
+  private final EventPublisherPort publisher;
+  private final NotifierPort notifier;
 
   public PreflightReporter(
-      ReportStore store, MetricsSink metrics, EventPublisher publisher, Notifier notifier) {
+      ReportStorePort store,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier) {
     this.store = store;
     this.metrics = metrics;
     this.publisher = publisher;

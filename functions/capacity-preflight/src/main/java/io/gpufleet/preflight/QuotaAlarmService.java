@@ -3,7 +3,7 @@ package io.gpufleet.preflight;
 import io.gpufleet.core.catalog.CapacityType;
 import io.gpufleet.core.catalog.QuotaBucket;
 import io.gpufleet.core.event.FleetEvent.AlarmStateChange;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.preflight.model.AlarmOutcome;
 import io.gpufleet.preflight.model.NodePoolSpec;
 import io.gpufleet.preflight.model.Plan;
@@ -26,10 +26,11 @@ public final class QuotaAlarmService {
   static final Set<String> OPEN_REQUEST = Set.of("PENDING", "CASE_OPENED");
 
   private final PreflightService preflight;
-  private final DedupeStore dedupe;
-  private final Notifier notifier;
+  private final DedupeStorePort dedupe;
+  private final NotifierPort notifier;
 
-  public QuotaAlarmService(PreflightService preflight, DedupeStore dedupe, Notifier notifier) {
+  public QuotaAlarmService(
+      PreflightService preflight, DedupeStorePort dedupe, NotifierPort notifier) {
     this.preflight = preflight;
     this.dedupe = dedupe;
     this.notifier = notifier;

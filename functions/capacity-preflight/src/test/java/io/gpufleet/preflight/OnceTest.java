@@ -2,6 +2,7 @@ package io.gpufleet.preflight;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpufleet.preflight.wiring.PreflightWiring;
 import java.util.ArrayList;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;

@@ -77,7 +77,7 @@ class OutputsAndSettingsTest {
     @Test
     void shouldKeepReportingWhenTheStoreAndTheBusFail() {
       publisher.failNext(1);
-      ReportStore broken =
+      ReportStorePort broken =
           r -> {
             throw new IllegalStateException("S3 down");
           };
@@ -103,10 +103,10 @@ class OutputsAndSettingsTest {
   class Dedupe {
     @Test
     void shouldAnswerRepeatsFromMemoryAndAskTheSharedStoreOnce() {
-      var shared = DedupeStore.inMemory(10);
+      var shared = DedupeStorePort.inMemory(10);
       var calls = new int[1];
-      DedupeStore counting =
-          new DedupeStore() {
+      DedupeStorePort counting =
+          new DedupeStorePort() {
             @Override
             public boolean claim(String key) {
               calls[0]++;
@@ -118,20 +118,21 @@ class OutputsAndSettingsTest {
               shared.release(key);
             }
           };
-      var layered = DedupeStore.layered(DedupeStore.inMemory(10), counting);
+      var layered = DedupeStorePort.layered(DedupeStorePort.inMemory(10), counting);
 
       assertThat(layered.claim("k")).isTrue();
       assertThat(layered.claim("k")).isFalse();
       assertThat(calls[0]).isEqualTo(1);
       // another container (own memory) sharing the store
-      assertThat(DedupeStore.layered(DedupeStore.inMemory(10), counting).claim("k")).isFalse();
+      assertThat(DedupeStorePort.layered(DedupeStorePort.inMemory(10), counting).claim("k"))
+          .isFalse();
       layered.release("k");
       assertThat(layered.claim("k")).isTrue();
     }
 
     @Test
     void shouldForgetTheOldestKeysBeyondItsCapacity() {
-      var memory = DedupeStore.inMemory(2);
+      var memory = DedupeStorePort.inMemory(2);
       memory.claim("a");
       memory.claim("b");
       memory.claim("c");

@@ -30,7 +30,7 @@ class QuotaAlarmServiceTest {
   static final Instant T = Instant.parse("2026-11-30T01:58:00Z");
   final FakeAccount aws = new FakeAccount();
   final Recorders.RecordingNotifier notifier = new Recorders.RecordingNotifier();
-  final DedupeStore dedupe = DedupeStore.inMemory(100);
+  final DedupeStorePort dedupe = DedupeStorePort.inMemory(100);
 
   @BeforeEach
   void seed() {

@@ -21,11 +21,11 @@ import org.slf4j.LoggerFactory;
  * allocation, JSON, CSV, HTML) so those classes are loaded and compiled. No credentials, tokens,
  * network or wall-clock time are captured.
  */
-final class CostPriming implements Resource {
+public final class CostPriming implements Resource {
   private static final Logger LOG = LoggerFactory.getLogger(CostPriming.class);
   private static CostPriming instance;
 
-  static synchronized void register() {
+  public static synchronized void register() {
     instance = new CostPriming();
     Core.getGlobalContext().register(instance);
   }
@@ -49,7 +49,15 @@ final class CostPriming implements Resource {
         renewed);
   }
 
-  static void prime() {
+  /**
+   * INIT's warm-up steps (see {@link io.gpufleet.core.lambda.InitWarmup}), beside the wiring: the
+   * fixed-data report (Jackson 2, CSV, the HTML templates), then logging.
+   */
+  public static List<Runnable> warmup() {
+    return List.of(CostPriming::prime, () -> LoggerFactory.getLogger(CostPriming.class));
+  }
+
+  public static void prime() {
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
     var inv =
         InventoryMerger.merge(

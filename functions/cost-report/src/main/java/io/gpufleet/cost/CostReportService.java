@@ -4,7 +4,7 @@ import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.pricing.OnDemandPriceChain;
 import io.gpufleet.core.pricing.OnDemandPrices;
-import io.gpufleet.core.store.BlobStore;
+import io.gpufleet.core.store.BlobStorePort;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
 import io.gpufleet.cost.model.Commitments;
@@ -59,13 +59,13 @@ public final class CostReportService {
   private final CostSettings settings;
   private final String region;
   private final List<ClusterTarget> targets;
-  private final InstanceReader instances;
-  private final SpotPriceHistory spot;
+  private final InstancePort instances;
+  private final SpotPriceHistoryPort spot;
   private final OnDemandPrices onDemand;
-  private final BlobStore store;
+  private final BlobStorePort store;
   private final CostReporter reporter;
   private final Clock clock;
-  private final CommitmentSource commitments;
+  private final CommitmentPort commitments;
   private volatile CostReport lastReport;
   private volatile Map<String, CostReport> lastReports = Map.of();
 
@@ -73,7 +73,7 @@ public final class CostReportService {
    * One cluster of the run: its name, its API server and its utilisation source (Container Insights
    * is per cluster). Prices, Spot history and commitments are shared by the run.
    */
-  public record ClusterTarget(String name, ClusterReader reader, UtilisationSource utilisation) {
+  public record ClusterTarget(String name, CostClusterPort reader, UtilisationPort utilisation) {
     public ClusterTarget {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(reader, "reader");
@@ -87,11 +87,11 @@ public final class CostReportService {
   public CostReportService(
       CostSettings settings,
       String region,
-      ClusterReader cluster,
-      InstanceReader instances,
-      SpotPriceHistory spot,
+      CostClusterPort cluster,
+      InstancePort instances,
+      SpotPriceHistoryPort spot,
       OnDemandPrices onDemand,
-      BlobStore store,
+      BlobStorePort store,
       CostReporter reporter,
       Clock clock) {
     this(
@@ -104,22 +104,22 @@ public final class CostReportService {
         store,
         reporter,
         clock,
-        CommitmentSource.none("no commitment source configured (COST_COMMITMENTS=none)"),
-        UtilisationSource.none("no utilisation source configured"));
+        CommitmentPort.none("no commitment source configured (COST_COMMITMENTS=none)"),
+        UtilisationPort.none("no utilisation source configured"));
   }
 
   public CostReportService(
       CostSettings settings,
       String region,
-      ClusterReader cluster,
-      InstanceReader instances,
-      SpotPriceHistory spot,
+      CostClusterPort cluster,
+      InstancePort instances,
+      SpotPriceHistoryPort spot,
       OnDemandPrices onDemand,
-      BlobStore store,
+      BlobStorePort store,
       CostReporter reporter,
       Clock clock,
-      CommitmentSource commitments,
-      UtilisationSource utilisation) {
+      CommitmentPort commitments,
+      UtilisationPort utilisation) {
     this(
         settings,
         region,
@@ -138,13 +138,13 @@ public final class CostReportService {
       CostSettings settings,
       String region,
       List<ClusterTarget> targets,
-      InstanceReader instances,
-      SpotPriceHistory spot,
+      InstancePort instances,
+      SpotPriceHistoryPort spot,
       OnDemandPrices onDemand,
-      BlobStore store,
+      BlobStorePort store,
       CostReporter reporter,
       Clock clock,
-      CommitmentSource commitments) {
+      CommitmentPort commitments) {
     if (targets.isEmpty()) {
       throw new IllegalArgumentException("at least one cluster");
     }
@@ -547,11 +547,11 @@ public final class CostReportService {
     List<ClusterNode> nodes;
     List<ClusterPod> pods;
     List<Ec2Instance> ec2;
-    BlobStore.Versioned stored;
+    BlobStorePort.Versioned stored;
     try (var exec = Executors.newVirtualThreadPerTaskExecutor()) {
       Future<List<ClusterNode>> fNodes = exec.submit(target.reader()::nodes);
       Future<List<ClusterPod>> fPods = exec.submit(target.reader()::pods);
-      Future<BlobStore.Versioned> fPrev =
+      Future<BlobStorePort.Versioned> fPrev =
           exec.submit(() -> store.getVersioned(snapshotKey(cluster)));
       nodes = get(fNodes);
       var ids = nodes.stream().map(ClusterNode::instanceId).filter(Objects::nonNull).toList();
@@ -599,7 +599,7 @@ public final class CostReportService {
   }
 
   private InventorySnapshot previous(
-      String cluster, BlobStore.Versioned stored, List<String> warnings) {
+      String cluster, BlobStorePort.Versioned stored, List<String> warnings) {
     String key = snapshotKey(cluster);
     var bytes = stored.body();
     if (bytes.isEmpty()) {

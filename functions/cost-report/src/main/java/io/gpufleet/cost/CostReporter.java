@@ -3,10 +3,10 @@ package io.gpufleet.cost;
 import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.MetricsSink.Unit;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.MetricsPort.Unit;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.Sinks;
 import io.gpufleet.cost.model.CostOutcome;
 import io.gpufleet.cost.model.CostReport;
@@ -21,11 +21,11 @@ import org.slf4j.LoggerFactory;
 public final class CostReporter {
   public static final String DETAIL_TYPE = "GPU Fleet Cost Report";
   private static final Logger LOG = LoggerFactory.getLogger(CostReporter.class);
-  private final MetricsSink metrics;
-  private final EventPublisher publisher;
-  private final Notifier notifier;
+  private final MetricsPort metrics;
+  private final EventPublisherPort publisher;
+  private final NotifierPort notifier;
 
-  public CostReporter(MetricsSink metrics, EventPublisher publisher, Notifier notifier) {
+  public CostReporter(MetricsPort metrics, EventPublisherPort publisher, NotifierPort notifier) {
     this.metrics = metrics;
     this.publisher = publisher;
     this.notifier = notifier;

@@ -4,10 +4,10 @@ import static io.gpufleet.cost.Fixtures.gpuNode;
 import static io.gpufleet.cost.Fixtures.instance;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpufleet.core.aws.S3BlobStore;
+import io.gpufleet.core.aws.S3BlobStoreAdapter;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.pricing.StaticPrices;
-import io.gpufleet.core.store.BlobStore;
+import io.gpufleet.core.store.BlobStorePort;
 import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.cost.model.InventorySnapshot;
 import io.gpufleet.cost.model.Lifecycle;
@@ -47,14 +47,14 @@ class ConcurrentSnapshotMotoTest {
   }
 
   /** The S3 store, holding the first snapshot read of its run until {@code release} opens. */
-  static final class HeldStore implements BlobStore {
-    final BlobStore s3;
+  static final class HeldStore implements BlobStorePort {
+    final BlobStorePort s3;
     final CountDownLatch read = new CountDownLatch(1);
     final CountDownLatch release;
     final AtomicInteger snapshotReads = new AtomicInteger();
     final AtomicInteger refusedWrites = new AtomicInteger();
 
-    HeldStore(BlobStore s3, CountDownLatch release) {
+    HeldStore(BlobStorePort s3, CountDownLatch release) {
       this.s3 = s3;
       this.release = release;
     }
@@ -98,7 +98,7 @@ class ConcurrentSnapshotMotoTest {
     }
   }
 
-  static CostReportService snapshotRun(BlobStore store, String node, String instanceId) {
+  static CostReportService snapshotRun(BlobStorePort store, String node, String instanceId) {
     var cluster = new Fixtures.FakeCluster();
     var ec2 = new Fixtures.FakeEc2();
     var launch = T.minusSeconds(3600);
@@ -121,14 +121,14 @@ class ConcurrentSnapshotMotoTest {
 
   InventorySnapshot storedSnapshot(String prefix) throws Exception {
     var body =
-        new S3BlobStore(s3, "cost-concurrency", prefix)
+        new S3BlobStoreAdapter(s3, "cost-concurrency", prefix)
             .get(CostReportService.snapshotKey(Fixtures.CLUSTER))
             .orElseThrow();
     return Json.MAPPER.readValue(body, InventorySnapshot.class);
   }
 
   void twoRunsReadingTheSameSnapshot(String prefix) throws Exception {
-    var s3Store = new S3BlobStore(s3, "cost-concurrency", prefix);
+    var s3Store = new S3BlobStoreAdapter(s3, "cost-concurrency", prefix);
     var releaseA = new CountDownLatch(1);
     var heldA = new HeldStore(s3Store, releaseA);
     var request = new CostReportService.Request(null, null, true);
@@ -160,7 +160,7 @@ class ConcurrentSnapshotMotoTest {
   @Test
   void shouldKeepEveryRowWhenTheRunsRaceOnAnExistingSnapshot() throws Exception {
     // Given a snapshot that already holds a node (so the writes use If-Match, not If-None-Match)
-    var s3Store = new S3BlobStore(s3, "cost-concurrency", "existing/");
+    var s3Store = new S3BlobStoreAdapter(s3, "cost-concurrency", "existing/");
     snapshotRun(s3Store, "node-0", "i-0000000000000000a")
         .run(new CostReportService.Request(null, null, true), m -> {});
 
@@ -176,7 +176,7 @@ class ConcurrentSnapshotMotoTest {
 
   @Test
   void shouldRefuseStaleAndMissingPreconditionsLikeS3() {
-    var store = new S3BlobStore(s3, "cost-concurrency", "cas/");
+    var store = new S3BlobStoreAdapter(s3, "cost-concurrency", "cas/");
     assertThat(store.putIfUnchanged("k", new byte[] {1}, "application/json", null)).isTrue();
     assertThat(store.putIfUnchanged("k", new byte[] {2}, "application/json", null))
         .as("If-None-Match: * on an existing object")

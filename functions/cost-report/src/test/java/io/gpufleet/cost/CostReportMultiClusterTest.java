@@ -46,8 +46,8 @@ class CostReportMultiClusterTest {
   final Recorders.RecordingNotifier notifier = new Recorders.RecordingNotifier();
 
   /** A cluster whose API server refuses the function's identity (no access entry yet). */
-  static final ClusterReader FORBIDDEN =
-      new ClusterReader() {
+  static final CostClusterPort FORBIDDEN =
+      new CostClusterPort() {
         @Override
         public List<ClusterNode> nodes() {
           throw new IllegalStateException(
@@ -60,7 +60,7 @@ class CostReportMultiClusterTest {
         }
       };
 
-  CostReportService service(ClusterReader prodReader, ClusterReader trainReader) {
+  CostReportService service(CostClusterPort prodReader, CostClusterPort trainReader) {
     return new CostReportService(
         CostSettings.defaults("prod"),
         Fixtures.REGION,
@@ -80,7 +80,7 @@ class CostReportMultiClusterTest {
         });
   }
 
-  CostReportService.ClusterTarget target(String name, ClusterReader reader) {
+  CostReportService.ClusterTarget target(String name, CostClusterPort reader) {
     return new CostReportService.ClusterTarget(
         name,
         reader,

@@ -15,7 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** Behavioural fakes of the cost report's ports and small builders. */
-final class Fixtures {
+public final class Fixtures {
   static final String CLUSTER = "c1";
   static final String REGION = "us-east-1";
 
@@ -63,7 +63,7 @@ final class Fixtures {
         id, type, "us-east-1a", lc, launch, "terminated", stopped, "gpu-pool", null);
   }
 
-  static final class FakeCluster implements ClusterReader {
+  static final class FakeCluster implements CostClusterPort {
     final List<ClusterNode> nodes = new CopyOnWriteArrayList<>();
     final List<ClusterPod> pods = new CopyOnWriteArrayList<>();
 
@@ -78,8 +78,8 @@ final class Fixtures {
     }
   }
 
-  static final class FakeEc2 implements InstanceReader {
-    final List<Ec2Instance> instances = new CopyOnWriteArrayList<>();
+  public static final class FakeEc2 implements InstancePort {
+    public final List<Ec2Instance> instances = new CopyOnWriteArrayList<>();
     final List<Collection<String>> askedIds = new CopyOnWriteArrayList<>();
 
     @Override
@@ -89,7 +89,7 @@ final class Fixtures {
     }
   }
 
-  static final class FakeSpot implements SpotPriceHistory {
+  public static final class FakeSpot implements SpotPriceHistoryPort {
     final List<SpotPricePoint> points = new CopyOnWriteArrayList<>();
     final List<Set<String>> asked = new CopyOnWriteArrayList<>();
     volatile boolean fail;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.MemoryBlobStore;
-import io.gpufleet.cost.k8s.FabricClusterReader;
+import io.gpufleet.cost.k8s.CostClusterAdapter;
 import io.gpufleet.cost.model.CostOutcome;
 import io.gpufleet.cost.model.CostReport;
 import io.gpufleet.cost.model.Ec2Instance;
@@ -76,11 +76,11 @@ class RealApiCostMultiClusterTest {
                 new CostReportService.ClusterTarget(
                     "blue",
                     new RealApiCostTest.Scoped(
-                        new FabricClusterReader(ns.cluster().client(), "team"), ns),
+                        new CostClusterAdapter(ns.cluster().client(), "team"), ns),
                     (w, n) -> Utilisation.none("test")),
                 new CostReportService.ClusterTarget(
                     "green",
-                    new FabricClusterReader(green.client(), "team"),
+                    new CostClusterAdapter(green.client(), "team"),
                     (w, n) -> Utilisation.none("test"))),
             (cluster, ids) ->
                 cluster.equals("blue")
@@ -92,7 +92,7 @@ class RealApiCostMultiClusterTest {
             new CostReporter(
                 metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier()),
             new io.gpufleet.core.time.VirtualTime(created.plus(Duration.ofHours(2))).clock(),
-            CommitmentSource.none("test"));
+            CommitmentPort.none("test"));
 
     // When one run reports the stack's two clusters
     var first = service.run(new CostReportService.Request("24h", null, false), m -> {});

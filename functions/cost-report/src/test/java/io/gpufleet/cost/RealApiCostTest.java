@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.MemoryBlobStore;
 import io.gpufleet.core.time.VirtualTime;
-import io.gpufleet.cost.k8s.FabricClusterReader;
+import io.gpufleet.cost.k8s.CostClusterAdapter;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
 import io.gpufleet.cost.model.CostOutcome;
@@ -28,7 +28,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Real API server tier: the cost report's Kubernetes adapter ({@link FabricClusterReader}) reads
+ * Real API server tier: the cost report's Kubernetes adapter ({@link CostClusterAdapter}) reads
  * kwok GPU nodes and scheduled pods from a real kube-apiserver (the scheduler places the pods
  * within the nodes' nvidia.com/gpu capacity, kwok runs them), and the whole report is built from
  * that inventory with the module's fake EC2 and Spot ports and the static On-Demand prices.
@@ -114,7 +114,7 @@ class RealApiCostTest {
   }
 
   /** The adapter's reads, restricted to this test's nodes and namespace (the cluster is shared). */
-  record Scoped(FabricClusterReader reader, RealNamespace ns) implements ClusterReader {
+  record Scoped(CostClusterAdapter reader, RealNamespace ns) implements CostClusterPort {
     @Override
     public List<ClusterNode> nodes() {
       return reader.nodes().stream().filter(n -> n.name().startsWith(ns.name() + "-")).toList();
@@ -133,7 +133,7 @@ class RealApiCostTest {
     Map<String, Pod> pods = workload(ns, fleet);
 
     // When the adapter reads the cluster
-    var scoped = new Scoped(new FabricClusterReader(ns.cluster().client(), TEAM), ns);
+    var scoped = new Scoped(new CostClusterAdapter(ns.cluster().client(), TEAM), ns);
     List<ClusterNode> nodes = scoped.nodes();
     List<ClusterPod> read = scoped.pods();
 
@@ -224,7 +224,7 @@ class RealApiCostTest {
         new CostReportService(
             CostSettings.defaults("real-api"),
             "us-east-1",
-            new Scoped(new FabricClusterReader(ns.cluster().client(), TEAM), ns),
+            new Scoped(new CostClusterAdapter(ns.cluster().client(), TEAM), ns),
             ec2,
             spot,
             new StaticPrices(),

@@ -15,7 +15,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.MemoryBlobStore;
 import io.gpufleet.core.time.VirtualTime;
-import io.gpufleet.cost.k8s.FabricClusterReader;
+import io.gpufleet.cost.k8s.CostClusterAdapter;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
 import io.gpufleet.cost.model.CostReport;
@@ -106,7 +106,7 @@ class RealApiGpuSharingTest {
   }
 
   /** The adapter's reads, restricted to this test's nodes and namespace (the cluster is shared). */
-  record Scoped(FabricClusterReader reader, RealNamespace ns) implements ClusterReader {
+  record Scoped(CostClusterAdapter reader, RealNamespace ns) implements CostClusterPort {
     @Override
     public List<ClusterNode> nodes() {
       return reader.nodes().stream().filter(n -> n.name().startsWith(ns.name() + "-")).toList();
@@ -146,7 +146,7 @@ class RealApiGpuSharingTest {
         new CostReportService(
             CostSettings.defaults("real-api"),
             "us-east-1",
-            new Scoped(new FabricClusterReader(client, "team"), ns),
+            new Scoped(new CostClusterAdapter(client, "team"), ns),
             ec2,
             new Fixtures.FakeSpot(),
             new StaticPrices(),
@@ -351,7 +351,7 @@ class RealApiGpuSharingTest {
     ClusterPod read;
     try {
       var client = ns.cluster().client();
-      var reader = new Scoped(new FabricClusterReader(client, "team"), ns);
+      var reader = new Scoped(new CostClusterAdapter(client, "team"), ns);
       read = reader.pods().stream().filter(p -> p.name().equals("dra-0")).findFirst().orElseThrow();
       assertThat(reader.notes()).isEmpty();
       r = report(ns, client, List.of(p5));

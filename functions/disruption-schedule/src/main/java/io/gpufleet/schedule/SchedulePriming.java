@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * SnapStart priming: before the snapshot, run the read-only paths (decode a tick, parse a policy,
  * judge a window, plan over nothing, render an outcome). Captures no credentials, tokens or time.
  */
-final class SchedulePriming implements Resource {
+public final class SchedulePriming implements Resource {
   private static final Logger LOG = LoggerFactory.getLogger(SchedulePriming.class);
   private static SchedulePriming instance;
 
@@ -37,7 +37,7 @@ final class SchedulePriming implements Resource {
       workloads: [{ name: w, selector: { namespaces: [n] }, replicas: { off-hours: 0 } }]
       """;
 
-  static synchronized void register() {
+  public static synchronized void register() {
     instance = new SchedulePriming();
     Core.getGlobalContext().register(instance);
   }
@@ -48,7 +48,12 @@ final class SchedulePriming implements Resource {
     SnapStart.log(LOG, "snapstart beforeCheckpoint: read-only paths primed");
   }
 
-  static void prime() {
+  /** INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}). */
+  public static List<Runnable> warmup() {
+    return List.of(SchedulePriming::prime, () -> LoggerFactory.getLogger(SchedulePriming.class));
+  }
+
+  public static void prime() {
     ScheduleTick.decode(TICK.getBytes(StandardCharsets.UTF_8));
     Policy p = PolicyParser.parse(POLICY, "prime");
     WindowClock.at(p, Instant.EPOCH);

@@ -3,10 +3,10 @@ package io.gpufleet.schedule;
 import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.MetricsSink.Unit;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.MetricsPort.Unit;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.Sinks;
 import io.gpufleet.schedule.model.Change;
 import io.gpufleet.schedule.model.ObjectRef;
@@ -27,13 +27,16 @@ public final class ScheduleReporter {
   public static final String DETAIL_TYPE = "GPU Fleet Disruption Schedule Outcome";
   private static final Logger LOG = LoggerFactory.getLogger(ScheduleReporter.class);
 
-  private final ClusterPort cluster;
-  private final MetricsSink metrics;
-  private final EventPublisher publisher;
-  private final Notifier notifier;
+  private final ScheduleClusterPort cluster;
+  private final MetricsPort metrics;
+  private final EventPublisherPort publisher;
+  private final NotifierPort notifier;
 
   public ScheduleReporter(
-      ClusterPort cluster, MetricsSink metrics, EventPublisher publisher, Notifier notifier) {
+      ScheduleClusterPort cluster,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier) {
     this.cluster = cluster;
     this.metrics = metrics;
     this.publisher = publisher;

@@ -23,16 +23,16 @@ import java.util.concurrent.Semaphore;
  */
 public final class ScheduleService {
   private final ScheduleSettings settings;
-  private final PolicySource policySource;
-  private final ClusterPort cluster;
+  private final PolicySourcePort policySource;
+  private final ScheduleClusterPort cluster;
   private final ScheduleReporter reporter;
   private final Clock clock;
   private final TickDeduper deduper = new TickDeduper(512);
 
   public ScheduleService(
       ScheduleSettings settings,
-      PolicySource policySource,
-      ClusterPort cluster,
+      PolicySourcePort policySource,
+      ScheduleClusterPort cluster,
       ScheduleReporter reporter,
       Clock clock) {
     this.settings = settings;

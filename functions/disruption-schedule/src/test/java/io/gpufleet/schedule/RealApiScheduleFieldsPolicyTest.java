@@ -11,7 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.gpufleet.schedule.k8s.FabricScheduleGateway;
+import io.gpufleet.schedule.k8s.ScheduleClusterAdapter;
 import io.gpufleet.sim.real.RealApiServerTest;
 import io.gpufleet.sim.real.RealNamespace;
 import java.util.function.Function;
@@ -59,7 +59,7 @@ class RealApiScheduleFieldsPolicyTest {
   void deleteNodePools(RealNamespace ns) {
     ns
         .client()
-        .genericKubernetesResources(FabricScheduleGateway.NODEPOOLS)
+        .genericKubernetesResources(ScheduleClusterAdapter.NODEPOOLS)
         .list()
         .getItems()
         .stream()
@@ -67,7 +67,7 @@ class RealApiScheduleFieldsPolicyTest {
         .forEach(
             p ->
                 ns.client()
-                    .genericKubernetesResources(FabricScheduleGateway.NODEPOOLS)
+                    .genericKubernetesResources(ScheduleClusterAdapter.NODEPOOLS)
                     .withName(p.getMetadata().getName())
                     .delete());
   }
@@ -87,7 +87,7 @@ class RealApiScheduleFieldsPolicyTest {
             "may change only spec.disruption.budgets",
             c ->
                 mergePatch(
-                    c, FabricScheduleGateway.NODEPOOLS, null, pool, "{\"spec\":{\"weight\":90}}"));
+                    c, ScheduleClusterAdapter.NODEPOOLS, null, pool, "{\"spec\":{\"weight\":90}}"));
     var template =
         refusedThenAllowed(
             ns,
@@ -96,7 +96,7 @@ class RealApiScheduleFieldsPolicyTest {
             c ->
                 mergePatch(
                     c,
-                    FabricScheduleGateway.NODEPOOLS,
+                    ScheduleClusterAdapter.NODEPOOLS,
                     null,
                     pool,
                     "{\"spec\":{\"template\":{\"metadata\":{\"labels\":{\"workload\":\"any\"}}}}}"));
@@ -108,7 +108,7 @@ class RealApiScheduleFieldsPolicyTest {
             c ->
                 mergePatch(
                     c,
-                    FabricScheduleGateway.NODEPOOLS,
+                    ScheduleClusterAdapter.NODEPOOLS,
                     null,
                     pool,
                     "{\"metadata\":{\"labels\":{\"team\":\"other\"}}}"));
@@ -130,7 +130,7 @@ class RealApiScheduleFieldsPolicyTest {
     var after =
         mergePatch(
             ns.cluster().client(),
-            FabricScheduleGateway.NODEPOOLS,
+            ScheduleClusterAdapter.NODEPOOLS,
             null,
             pool,
             """
@@ -180,7 +180,7 @@ class RealApiScheduleFieldsPolicyTest {
             c ->
                 mergePatch(
                     c,
-                    FabricScheduleGateway.HPAS,
+                    ScheduleClusterAdapter.HPAS,
                     ns.name(),
                     "api",
                     "{\"spec\":{\"maxReplicas\":50}}"));
@@ -204,7 +204,7 @@ class RealApiScheduleFieldsPolicyTest {
             c ->
                 mergePatch(
                     c,
-                    FabricScheduleGateway.SCALEDOBJECTS,
+                    ScheduleClusterAdapter.SCALEDOBJECTS,
                     ns.name(),
                     "worker",
                     "{\"spec\":{\"maxReplicaCount\":50}}"));
@@ -216,7 +216,7 @@ class RealApiScheduleFieldsPolicyTest {
             c ->
                 mergePatch(
                     c,
-                    FabricScheduleGateway.SCALEDOBJECTS,
+                    ScheduleClusterAdapter.SCALEDOBJECTS,
                     ns.name(),
                     "worker",
                     "{\"metadata\":{\"annotations\":{\"autoscaling.keda.sh/paused\":\"true\"}}}"));

@@ -9,12 +9,13 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscalerBuilder;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.schedule.k8s.FabricScheduleGateway;
+import io.gpufleet.schedule.k8s.ScheduleClusterAdapter;
 import io.gpufleet.schedule.model.Change;
 import io.gpufleet.schedule.model.Change.Action;
 import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.model.ScheduleOutcome.Status;
 import io.gpufleet.schedule.model.TargetState;
+import io.gpufleet.schedule.wiring.ScheduleWiring;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.real.KwokNodes;
 import io.gpufleet.sim.real.RealApiServerTest;
@@ -86,10 +87,10 @@ class RealApiScheduleTest {
   ScheduleService service(RealNamespace ns) {
     bindWrites(ns);
     var scoped =
-        new Scoped(new FabricScheduleGateway(ns.cluster().client(), Clock.systemUTC()), ns.name());
+        new Scoped(new ScheduleClusterAdapter(ns.cluster().client(), Clock.systemUTC()), ns.name());
     return new ScheduleService(
         ScheduleSettings.defaults("real-api", "inline"),
-        PolicySource.inline(policy(ns.name()), "inline"),
+        PolicySourcePort.inline(policy(ns.name()), "inline"),
         scoped,
         new ScheduleReporter(scoped, metrics, publisher, notifier),
         Clock.fixed(NIGHT, ZoneOffset.UTC));
@@ -126,14 +127,14 @@ class RealApiScheduleTest {
         ns.client()
             .configMaps()
             .inNamespace(ns.name())
-            .withName(FabricScheduleGateway.STATE_CONFIGMAP)
+            .withName(ScheduleClusterAdapter.STATE_CONFIGMAP)
             .get();
     String text = cm == null || cm.getData() == null ? null : cm.getData().get(key);
     return text == null ? null : read(text);
   }
 
   /** Reads only this test's objects; writes and events go straight to the real gateway. */
-  record Scoped(FabricScheduleGateway gateway, String ns) implements ClusterPort {
+  record Scoped(ScheduleClusterAdapter gateway, String ns) implements ScheduleClusterPort {
     @Override
     public List<TargetState> nodePools() {
       return gateway.nodePools().stream()
@@ -165,7 +166,7 @@ class RealApiScheduleTest {
   void deleteNodePools(RealNamespace ns) {
     ns
         .client()
-        .genericKubernetesResources(FabricScheduleGateway.NODEPOOLS)
+        .genericKubernetesResources(ScheduleClusterAdapter.NODEPOOLS)
         .list()
         .getItems()
         .stream()
@@ -173,7 +174,7 @@ class RealApiScheduleTest {
         .forEach(
             p ->
                 ns.client()
-                    .genericKubernetesResources(FabricScheduleGateway.NODEPOOLS)
+                    .genericKubernetesResources(ScheduleClusterAdapter.NODEPOOLS)
                     .withName(p.getMetadata().getName())
                     .delete());
   }
@@ -198,14 +199,14 @@ class RealApiScheduleTest {
     var item =
         ns.client().getKubernetesSerialization().unmarshal(json, GenericKubernetesResource.class);
     return ns.client()
-        .genericKubernetesResources(FabricScheduleGateway.NODEPOOLS)
+        .genericKubernetesResources(ScheduleClusterAdapter.NODEPOOLS)
         .resource(item)
         .create();
   }
 
   static GenericKubernetesResource nodePool(RealNamespace ns, String name) {
     return ns.client()
-        .genericKubernetesResources(FabricScheduleGateway.NODEPOOLS)
+        .genericKubernetesResources(ScheduleClusterAdapter.NODEPOOLS)
         .withName(name)
         .get();
   }
@@ -553,7 +554,7 @@ class RealApiScheduleTest {
     var chat = setUpWorkloads(ns);
     service(ns).reconcile(NIGHT, false, null);
     bindWrites(ns);
-    var gateway = new FabricScheduleGateway(ns.cluster().client(), Clock.systemUTC());
+    var gateway = new ScheduleClusterAdapter(ns.cluster().client(), Clock.systemUTC());
     List<TargetState> read =
         gateway.workloads().stream().filter(w -> ns.name().equals(w.ref().namespace())).toList();
     var plan = Planner.plan(service(ns).policy(), NEXT_DAY, List.of(), read);
@@ -595,7 +596,7 @@ class RealApiScheduleTest {
     var item =
         ns.client().getKubernetesSerialization().unmarshal(json, GenericKubernetesResource.class);
     return ns.client()
-        .genericKubernetesResources(FabricScheduleGateway.SCALEDOBJECTS)
+        .genericKubernetesResources(ScheduleClusterAdapter.SCALEDOBJECTS)
         .inNamespace(ns.name())
         .resource(item)
         .create();
@@ -603,7 +604,7 @@ class RealApiScheduleTest {
 
   static GenericKubernetesResource scaledObject(RealNamespace ns, String name) {
     return ns.client()
-        .genericKubernetesResources(FabricScheduleGateway.SCALEDOBJECTS)
+        .genericKubernetesResources(ScheduleClusterAdapter.SCALEDOBJECTS)
         .inNamespace(ns.name())
         .withName(name)
         .get();
@@ -642,7 +643,7 @@ class RealApiScheduleTest {
 
     // When somebody pauses indexer at 2 themselves during the night (an update: they own the key)
     ns.client()
-        .genericKubernetesResources(FabricScheduleGateway.SCALEDOBJECTS)
+        .genericKubernetesResources(ScheduleClusterAdapter.SCALEDOBJECTS)
         .inNamespace(ns.name())
         .withName("indexer")
         .edit(

@@ -8,12 +8,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.schedule.k8s.FabricScheduleGateway;
+import io.gpufleet.schedule.k8s.ScheduleClusterAdapter;
 import io.gpufleet.schedule.model.Change;
 import io.gpufleet.schedule.model.Change.Action;
 import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.model.ScheduleOutcome.Status;
 import io.gpufleet.schedule.model.Write;
+import io.gpufleet.schedule.wiring.ScheduleWiring;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimObjects;
@@ -89,7 +90,7 @@ class ReconcileTest {
     return ScheduleWiring.service(
         client,
         ScheduleSettings.defaults("sim", "inline"),
-        PolicySource.inline(policy, "inline"),
+        PolicySourcePort.inline(policy, "inline"),
         metrics,
         publisher,
         notifier,
@@ -107,7 +108,7 @@ class ReconcileTest {
   /** The schedule's remembered state of a Deployment/StatefulSet ({@code Kind.name}), or null. */
   JsonNode state(String ns, String key) {
     var cm =
-        client.configMaps().inNamespace(ns).withName(FabricScheduleGateway.STATE_CONFIGMAP).get();
+        client.configMaps().inNamespace(ns).withName(ScheduleClusterAdapter.STATE_CONFIGMAP).get();
     String text = cm == null || cm.getData() == null ? null : cm.getData().get(key);
     try {
       return text == null ? null : Json.MAPPER.readTree(text);
@@ -189,15 +190,17 @@ class ReconcileTest {
     assertThat(after.at("/spec/disruption/budgets").toString())
         .isEqualTo("[{\"nodes\":\"50%\",\"reasons\":[\"Underutilized\",\"Empty\"]}]");
     assertThat(after.at("/spec/disruption/consolidateAfter").asText()).isEqualTo("5m");
-    // everything else is exactly as it was
+    // everything else is exactly as it was (bookkeeping the server writes aside: resourceVersion,
+    // generation, and managedFields, where the apply made gpufleet the owner of what it set)
     ObjectNode expected = before.deepCopy();
     ObjectNode disruption = (ObjectNode) expected.at("/spec/disruption");
     disruption.set("budgets", after.at("/spec/disruption/budgets"));
     disruption.put("consolidateAfter", "5m");
-    ((ObjectNode) expected.get("metadata")).remove(List.of("resourceVersion", "generation"));
+    ((ObjectNode) expected.get("metadata"))
+        .remove(List.of("resourceVersion", "generation", "managedFields"));
     ObjectNode actual = after.deepCopy();
     ((ObjectNode) actual.get("metadata"))
-        .remove(List.of("annotations", "resourceVersion", "generation"));
+        .remove(List.of("annotations", "resourceVersion", "generation", "managedFields"));
     assertThat(actual).isEqualTo(expected);
     // a spec change, so the generation went up by one
     assertThat(after.at("/metadata/generation").asLong())
@@ -480,7 +483,7 @@ class ReconcileTest {
 
   @Test
   void shouldReportAConflictWhenTheObjectChangesBetweenReadAndWrite() {
-    var gateway = new FabricScheduleGateway(client, Clock.systemUTC());
+    var gateway = new ScheduleClusterAdapter(client, Clock.systemUTC());
     var chat =
         gateway.workloads().stream()
             .filter(w -> w.ref().name().equals("chat"))

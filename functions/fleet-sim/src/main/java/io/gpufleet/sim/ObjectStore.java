@@ -34,10 +34,14 @@ import java.util.regex.Pattern;
  *       (409 when they do not match);
  *   <li>the body is merged into the object (maps by key, lists replaced whole, as Karpenter's
  *       atomic budgets list);
- *   <li>field ownership is approximated per manager from its last applied body: a field the manager
- *       applied before and leaves out now is removed, unless its value has changed since (then
- *       another writer owns it, and it stays);
- *   <li>{@code force} is recorded; conflicts between appliers are not modelled (only one applier).
+ *   <li>field ownership is tracked per manager and rendered as {@code metadata.managedFields}
+ *       ({@link FieldOwners}): creates, updates, merge patches and scales give the writer (its
+ *       {@code fieldManager}, else its User-Agent's product) the fields it changed; an apply that
+ *       sets a field another manager owns to a different value is refused with 409 naming that
+ *       manager unless {@code force=true}, which takes the field over; a field a manager applied
+ *       before and leaves out now is removed unless another manager owns it too;
+ *   <li>a write that changes nothing (an apply of what is already there) is not written: the
+ *       resourceVersion stays.
  * </ul>
  *
  * Also served: list (label selector, all namespaces), get, create, JSON merge patch, replace, and
@@ -55,7 +59,7 @@ final class ObjectStore {
   record Write(String method, String path, String query, String contentType, String body) {}
 
   private final Map<String, ObjectNode> objects = new ConcurrentHashMap<>();
-  private final Map<String, JsonNode> lastApplied = new ConcurrentHashMap<>();
+  private final Map<String, FieldOwners> owners = new ConcurrentHashMap<>();
   final List<Write> writes = new CopyOnWriteArrayList<>();
   private static final AtomicLong resourceVersion = new AtomicLong(500_000);
 
@@ -63,7 +67,18 @@ final class ObjectStore {
     return PATH.matcher(path).matches();
   }
 
-  MockResponse handle(String method, String path, String contentType, String body, boolean admin) {
+  /**
+   * Who writes when a request names no fieldManager: the User-Agent's product, as the API server.
+   */
+  static final String SEED_MANAGER = "gpufleet-sim";
+
+  MockResponse handle(
+      String method,
+      String path,
+      String contentType,
+      String body,
+      boolean admin,
+      String userAgent) {
     Matcher m = PATH.matcher(path);
     if (!m.matches()) {
       return SimDispatcher.status(404, "NotFound", "no such path " + path);
@@ -74,6 +89,11 @@ final class ObjectStore {
     String name = m.group(6);
     boolean scale = m.group(7) != null;
     String query = m.group(9) == null ? "" : m.group(9);
+    String manager = param(query, "fieldManager");
+    if (manager == null || manager.isBlank()) {
+      manager =
+          userAgent == null || userAgent.isBlank() ? SEED_MANAGER : userAgent.split("/", 2)[0];
+    }
     boolean namespaced = !plural.equals("nodepools");
     if (!namespaced && ns != null) {
       return SimDispatcher.status(404, "NotFound", "nodepools are cluster-scoped: " + path);
@@ -86,21 +106,23 @@ final class ObjectStore {
         return switch (method) {
           case "GET" -> list(api, plural, ns, query);
           case "POST" ->
-              namespaced && ns == null ? notAllowed(method, path) : create(api, plural, ns, body);
+              namespaced && ns == null
+                  ? notAllowed(method, path)
+                  : create(api, plural, ns, body, manager);
           default -> notAllowed(method, path);
         };
       }
       String key = key(plural, ns, name);
       if (scale) {
         return plural.equals("deployments") || plural.equals("statefulsets")
-            ? scale(method, key, name, contentType, body)
+            ? scale(method, key, plural, name, body, manager)
             : SimDispatcher.status(404, "NotFound", "no scale subresource for " + plural);
       }
       return switch (method) {
-        case "GET" -> get(key, name);
-        case "PUT" -> replace(key, name, body);
-        case "PATCH" -> patch(key, name, contentType, query, body);
-        case "DELETE" -> delete(key, name);
+        case "GET" -> get(key, plural, name);
+        case "PUT" -> replace(key, plural, name, body, manager);
+        case "PATCH" -> patch(key, plural, name, contentType, query, body, manager);
+        case "DELETE" -> delete(key, plural, name);
         default -> notAllowed(method, path);
       };
     } catch (IOException | RuntimeException e) {
@@ -160,13 +182,13 @@ final class ObjectStore {
     return true;
   }
 
-  private MockResponse get(String key, String name) {
+  private MockResponse get(String key, String plural, String name) {
     ObjectNode o = objects.get(key);
-    return o == null ? notFound(name) : ok(200, o);
+    return o == null ? notFound(plural, name) : ok(200, o);
   }
 
-  private MockResponse create(String api, String plural, String ns, String body)
-      throws IOException {
+  private synchronized MockResponse create(
+      String api, String plural, String ns, String body, String manager) throws IOException {
     ObjectNode o = (ObjectNode) Json.MAPPER.readTree(body);
     ObjectNode meta = o.with("metadata");
     String name = meta.path("name").asText(null);
@@ -183,40 +205,53 @@ final class ObjectStore {
     meta.put("resourceVersion", String.valueOf(resourceVersion.incrementAndGet()));
     meta.put("generation", 1);
     o.put("apiVersion", api).put("kind", kindOf(plural));
-    if (objects.putIfAbsent(key(plural, ns, name), o) != null) {
+    String key = key(plural, ns, name);
+    if (objects.containsKey(key)) {
       return SimDispatcher.status(
-          409, "AlreadyExists", plural + " \"" + name + "\" already exists");
+          409, "AlreadyExists", resource(plural) + " \"" + name + "\" already exists");
     }
+    var owned = FieldOwners.NONE.updated(manager, api, null, null, o, Instant.now());
+    meta.set("managedFields", owned.render());
+    objects.put(key, o);
+    owners.put(key, owned);
     return ok(201, o);
   }
 
-  private synchronized MockResponse replace(String key, String name, String body)
-      throws IOException {
+  private synchronized MockResponse replace(
+      String key, String plural, String name, String body, String manager) throws IOException {
     ObjectNode o = (ObjectNode) Json.MAPPER.readTree(body);
     ObjectNode current = objects.get(key);
     if (current == null) {
-      return notFound(name);
+      return notFound(plural, name);
     }
     String sent = o.path("metadata").path("resourceVersion").asText(null);
     if (sent != null && !sent.equals(current.path("metadata").path("resourceVersion").asText())) {
-      return conflict(name, "the object has been modified");
+      return SimDispatcher.modified(resource(plural), name);
     }
     o.with("metadata").put("uid", current.path("metadata").path("uid").asText());
-    o.with("metadata").put("resourceVersion", String.valueOf(resourceVersion.incrementAndGet()));
-    generation(current, o);
-    objects.put(key, o);
-    return ok(200, o);
+    return write(
+        key,
+        current,
+        o,
+        ownersOf(key).updated(manager, apiOf(current), null, current, o, Instant.now()));
   }
 
   private synchronized MockResponse patch(
-      String key, String name, String contentType, String query, String body) throws IOException {
+      String key,
+      String plural,
+      String name,
+      String contentType,
+      String query,
+      String body,
+      String manager)
+      throws IOException {
     ObjectNode current = objects.get(key);
     if (current == null) {
-      return notFound(name);
+      return notFound(plural, name);
     }
     String type = contentType == null ? "" : contentType.split(";")[0].trim();
     if (type.equals("application/apply-patch+yaml")) {
-      return apply(key, name, current, query, body);
+      return apply(key, plural, name, current, query, body, manager);
     }
     if (!type.equals("application/merge-patch+json")) {
       return SimDispatcher.status(
@@ -227,17 +262,54 @@ final class ObjectStore {
     JsonNode patch = Json.MAPPER.readTree(body);
     String sent = patch.path("metadata").path("resourceVersion").asText(null);
     if (sent != null && !sent.equals(current.path("metadata").path("resourceVersion").asText())) {
-      return conflict(name, "the object has been modified");
+      return SimDispatcher.modified(resource(plural), name);
     }
     ObjectNode next = current.deepCopy();
     PodStore.merge(next, patch);
+    return write(
+        key,
+        current,
+        next,
+        ownersOf(key).updated(manager, apiOf(current), null, current, next, Instant.now()));
+  }
+
+  private FieldOwners ownersOf(String key) {
+    return owners.getOrDefault(key, FieldOwners.NONE);
+  }
+
+  private static String apiOf(JsonNode o) {
+    return o.path("apiVersion").asText();
+  }
+
+  /**
+   * Stores {@code next} with its owners, bumping resourceVersion and (for a spec change)
+   * generation; as the API server, a write that changes nothing (managedFields timestamps aside) is
+   * not written at all: the object and its resourceVersion stay as they were.
+   */
+  private MockResponse write(String key, ObjectNode current, ObjectNode next, FieldOwners owned) {
+    ObjectNode before = current.deepCopy();
+    before.with("metadata").remove(List.of("managedFields", "resourceVersion", "generation"));
+    ObjectNode after = next.deepCopy();
+    after.with("metadata").remove(List.of("managedFields", "resourceVersion", "generation"));
+    if (before.equals(after) && owned.sameAs(ownersOf(key))) {
+      return ok(200, current);
+    }
+    next.with("metadata").set("managedFields", owned.render());
     next.with("metadata").put("resourceVersion", String.valueOf(resourceVersion.incrementAndGet()));
     generation(current, next);
     objects.put(key, next);
+    owners.put(key, owned);
     return ok(200, next);
   }
 
-  private MockResponse apply(String key, String name, ObjectNode current, String query, String body)
+  private MockResponse apply(
+      String key,
+      String plural,
+      String name,
+      ObjectNode current,
+      String query,
+      String body,
+      String requestManager)
       throws IOException {
     String manager = param(query, "fieldManager");
     if (manager == null || manager.isBlank()) {
@@ -269,7 +341,8 @@ final class ObjectStore {
     ObjectNode meta = (ObjectNode) applied.path("metadata");
     String uid = meta.path("uid").asText(null);
     if (uid != null && !uid.equals(current.path("metadata").path("uid").asText())) {
-      return conflict(
+      return SimDispatcher.conflict(
+          resource(plural),
           name,
           "Precondition failed: UID in precondition: "
               + uid
@@ -278,9 +351,7 @@ final class ObjectStore {
     }
     String rv = meta.path("resourceVersion").asText(null);
     if (rv != null && !rv.equals(current.path("metadata").path("resourceVersion").asText())) {
-      return conflict(
-          name,
-          "the object has been modified; please apply your changes to the latest version and try again");
+      return SimDispatcher.modified(resource(plural), name);
     }
     // the fields this apply claims: everything but identity and preconditions
     ObjectNode claim = applied.deepCopy();
@@ -290,22 +361,22 @@ final class ObjectStore {
     if (claimMeta.isEmpty()) {
       claim.remove("metadata");
     }
+    FieldOwners before = ownersOf(key);
+    var conflicts = before.conflicts(manager, claim, current);
+    if (!conflicts.isEmpty() && !"true".equals(param(query, "force"))) {
+      return SimDispatcher.status(
+          409,
+          "Conflict",
+          FieldOwners.conflictMessage(conflicts),
+          FieldOwners.conflictDetails(conflicts));
+    }
     ObjectNode next = current.deepCopy();
-    String ownerKey = key + "#" + manager;
-    JsonNode previous = lastApplied.get(ownerKey);
-    if (previous != null) {
-      for (String pointer : leaves(previous, "")) {
-        if (claim.at(pointer).isMissingNode() && previous.at(pointer).equals(next.at(pointer))) {
-          remove(next, pointer);
-        }
-      }
+    for (String pointer : before.givenUp(manager, claim)) {
+      remove(next, pointer);
     }
     mergeApply(next, claim);
-    next.with("metadata").put("resourceVersion", String.valueOf(resourceVersion.incrementAndGet()));
-    generation(current, next);
-    objects.put(key, next);
-    lastApplied.put(ownerKey, claim);
-    return ok(200, next);
+    return write(
+        key, current, next, before.applied(manager, apiOf(current), claim, current, Instant.now()));
   }
 
   /**
@@ -348,10 +419,11 @@ final class ObjectStore {
   }
 
   private synchronized MockResponse scale(
-      String method, String key, String name, String contentType, String body) throws IOException {
+      String method, String key, String plural, String name, String body, String manager)
+      throws IOException {
     ObjectNode current = objects.get(key);
     if (current == null) {
-      return notFound(name);
+      return notFound(plural, name);
     }
     if (method.equals("PATCH") || method.equals("PUT")) {
       JsonNode patch = Json.MAPPER.readTree(body);
@@ -362,22 +434,32 @@ final class ObjectStore {
       // as the API server: the Scale's uid and resourceVersion, when sent, are preconditions
       String uid = patch.path("metadata").path("uid").asText(null);
       if (uid != null && !uid.equals(current.path("metadata").path("uid").asText())) {
-        return conflict(name, "Precondition failed: UID in precondition: " + uid);
+        // the registry's answer: its storage layer's precondition error, wrapped in a 409
+        return SimDispatcher.conflict(
+            resource(plural),
+            name,
+            "StorageError: invalid object, Code: 4, Key: /registry/"
+                + plural
+                + "/"
+                + current.path("metadata").path("namespace").asText()
+                + "/"
+                + name
+                + ", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in"
+                + " precondition: "
+                + uid
+                + ", UID in object meta: "
+                + current.path("metadata").path("uid").asText());
       }
       String rv = patch.path("metadata").path("resourceVersion").asText(null);
       if (rv != null && !rv.equals(current.path("metadata").path("resourceVersion").asText())) {
-        return conflict(
-            name,
-            "the object has been modified; please apply your changes to the latest version and"
-                + " try again");
+        return SimDispatcher.modified(resource(plural), name);
       }
       ObjectNode next = current.deepCopy();
       next.with("spec").put("replicas", replicas.asInt());
-      next.with("metadata")
-          .put("resourceVersion", String.valueOf(resourceVersion.incrementAndGet()));
-      generation(current, next);
-      objects.put(key, next);
-      current = next;
+      var owned =
+          ownersOf(key).updated(manager, apiOf(current), "scale", current, next, Instant.now());
+      write(key, current, next, owned);
+      current = objects.get(key);
     } else if (!method.equals("GET")) {
       return notAllowed(method, key);
     }
@@ -401,9 +483,10 @@ final class ObjectStore {
         .put("generation", before.path("spec").equals(after.path("spec")) ? g : g + 1);
   }
 
-  private MockResponse delete(String key, String name) {
+  private synchronized MockResponse delete(String key, String plural, String name) {
     ObjectNode removed = objects.remove(key);
-    return removed == null ? notFound(name) : ok(200, removed);
+    owners.remove(key);
+    return removed == null ? notFound(plural, name) : ok(200, removed);
   }
 
   private static String param(String query, String name) {
@@ -452,13 +535,15 @@ final class ObjectStore {
     return new MockResponse().setResponseCode(code).setBody(body.toString());
   }
 
-  private static MockResponse notFound(String name) {
-    return SimDispatcher.status(404, "NotFound", "\"" + name + "\" not found");
+  private static MockResponse notFound(String plural, String name) {
+    return SimDispatcher.notFound(resource(plural), name);
   }
 
-  private static MockResponse conflict(String name, String why) {
-    return SimDispatcher.status(
-        409, "Conflict", "Operation cannot be fulfilled on \"" + name + "\": " + why);
+  /** The resource as the API server names it in messages: plural, then group unless core. */
+  static String resource(String plural) {
+    String api = apiOf(kindOf(plural));
+    int slash = api.indexOf('/');
+    return slash < 0 ? plural : plural + "." + api.substring(0, slash);
   }
 
   private static MockResponse notAllowed(String method, String path) {

@@ -317,17 +317,12 @@ final class PodStore {
     return new MockResponse().setResponseCode(code).setBody(body.toString());
   }
 
-  private static MockResponse notFound(String name) {
-    return SimDispatcher.status(404, "NotFound", "pods \"" + name + "\" not found");
+  private MockResponse notFound(String name) {
+    return SimDispatcher.notFound(plural, name);
   }
 
-  private static MockResponse conflict(String name) {
-    return SimDispatcher.status(
-        409,
-        "Conflict",
-        "Operation cannot be fulfilled on pods \""
-            + name
-            + "\": the object has been modified; please apply your changes to the latest version and try again");
+  private MockResponse conflict(String name) {
+    return SimDispatcher.modified(plural, name);
   }
 
   private static MockResponse notAllowed(String method, String path) {

@@ -1,8 +1,8 @@
 package io.gpufleet.sim;
 
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,7 +18,7 @@ public final class Recorders {
 
   public record Notification(String subject, String message) {}
 
-  public static final class RecordingPublisher implements EventPublisher {
+  public static final class RecordingPublisher implements EventPublisherPort {
     public final List<Published> published = new CopyOnWriteArrayList<>();
     private final AtomicInteger failuresLeft = new AtomicInteger();
 
@@ -40,7 +40,7 @@ public final class Recorders {
     }
   }
 
-  public static final class RecordingNotifier implements Notifier {
+  public static final class RecordingNotifier implements NotifierPort {
     public final List<Notification> sent = new CopyOnWriteArrayList<>();
 
     @Override
@@ -53,7 +53,7 @@ public final class Recorders {
     }
   }
 
-  public static final class RecordingMetrics implements MetricsSink {
+  public static final class RecordingMetrics implements MetricsPort {
     private final Map<String, DoubleAdder> totals = new ConcurrentHashMap<>();
     public final AtomicInteger flushes = new AtomicInteger();
 

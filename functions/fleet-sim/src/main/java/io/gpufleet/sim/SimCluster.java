@@ -504,9 +504,15 @@ public final class SimCluster implements AutoCloseable {
         .ifPresent(
             pdb -> {
               var b = dispatcher.budget(pdb);
+              if (pdb.getStatus() == null) {
+                pdb.setStatus(
+                    new io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatus());
+              }
+              pdb.getStatus().setExpectedPods(b.expected());
               pdb.getStatus().setCurrentHealthy(b.healthy());
               pdb.getStatus().setDesiredHealthy(b.desired());
-              pdb.getStatus().setDisruptionsAllowed(Math.max(0, b.allowed()));
+              pdb.getStatus().setDisruptionsAllowed(b.allowed());
+              pdb.getStatus().setObservedGeneration(pdb.getMetadata().getGeneration());
               pdb.getMetadata().setResourceVersion(null);
               dispatcher.internal(
                   HttpMethod.PUT,

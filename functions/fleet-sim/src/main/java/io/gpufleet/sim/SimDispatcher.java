@@ -121,7 +121,8 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
           path,
           request.getHeader("Content-Type"),
           request.getUtf8Body(),
-          request.getHeader(ADMIN_HEADER) != null);
+          request.getHeader(ADMIN_HEADER) != null,
+          request.getHeader("User-Agent"));
     }
     invalidate(request.method(), path);
     return super.dispatch(request);
@@ -138,46 +139,51 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     try {
       var stored = pods.find(namespace, name);
       if (stored == null) {
-        return status(404, "NotFound", "pods \"" + name + "\" not found");
+        return notFound("pods", name);
       }
       Pod pod = Serialization.unmarshal(stored.toString(), Pod.class);
       JsonNode eviction = Json.MAPPER.readTree(body == null || body.isEmpty() ? "{}" : body);
       String wantedUid =
           eviction.path("deleteOptions").path("preconditions").path("uid").asText(null);
       if (wantedUid != null && !wantedUid.equals(pod.getMetadata().getUid())) {
-        return status(
-            409,
-            "Conflict",
-            "Precondition failed: UID in precondition: "
+        // as the API server's delete preconditions (rest.BeforeDelete): the kind, not the resource
+        return conflict(
+            "Pod",
+            name,
+            "the UID in the precondition ("
                 + wantedUid
-                + ", UID in object meta: "
-                + pod.getMetadata().getUid());
+                + ") does not match the UID in record ("
+                + pod.getMetadata().getUid()
+                + "). The object might have been deleted and then recreated");
       }
       if (pod.getMetadata().getDeletionTimestamp() != null) {
         return evicted();
       }
       var pdbs = matchingPdbs(pod);
       if (pdbs.size() > 1) {
+        // as the API server: a plain error, not a Status, so a 500 with no reason and no details
         return status(
             500,
-            "InternalError",
+            null,
             "This pod has more than one PodDisruptionBudget, which the eviction subresource does not"
                 + " support.");
       }
       if (pdbs.size() == 1 && healthy(pod)) {
         var budget = budget(pdbs.get(0));
         if (budget.allowed() <= 0) {
+          // as the API server: a generic message, the budget's numbers in a DisruptionBudget cause
           return status(
               429,
               "TooManyRequests",
-              "Cannot evict pod as it would violate the pod's disruption budget. The disruption"
-                  + " budget "
-                  + pdbs.get(0).getMetadata().getName()
-                  + " needs "
-                  + budget.desired()
-                  + " healthy pods and has "
-                  + budget.healthy()
-                  + " currently");
+              "Cannot evict pod as it would violate the pod's disruption budget.",
+              Map.of(
+                  "causes",
+                  List.of(
+                      Map.of(
+                          "reason",
+                          "DisruptionBudget",
+                          "message",
+                          refusal(pdbs.get(0).getMetadata().getName(), budget)))));
         }
       }
       long grace =
@@ -195,6 +201,23 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
     }
   }
 
+  /**
+   * The DisruptionBudget cause of a 429, as the eviction subresource words it: the numbers while
+   * the budget is short of healthy pods, else only that it allows nothing now (e.g. a budget that
+   * expects no pods).
+   */
+  static String refusal(String pdb, Budget budget) {
+    return budget.healthy() <= budget.desired()
+        ? "The disruption budget "
+            + pdb
+            + " needs "
+            + budget.desired()
+            + " healthy pods and has "
+            + budget.healthy()
+            + " currently"
+        : "The disruption budget " + pdb + " does not allow evicting pods currently";
+  }
+
   /** Marks a pod terminating (deletionTimestamp) inside the store. */
   void markTerminating(Pod pod, long grace) {
     evictionLock.lock();
@@ -205,9 +228,31 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
               + "/pods/"
               + pod.getMetadata().getName();
       ObjectNode patch = Json.MAPPER.createObjectNode();
+      // as the eviction subresource: a DisruptionTarget condition before the deletion
+      var conditions = patch.putObject("status").putArray("conditions");
+      if (pod.getStatus() != null && pod.getStatus().getConditions() != null) {
+        pod.getStatus().getConditions().forEach(c -> conditions.add(Json.MAPPER.valueToTree(c)));
+      }
+      conditions
+          .addObject()
+          .put("type", "DisruptionTarget")
+          .put("status", "True")
+          .put(
+              "lastTransitionTime",
+              cluster.time().now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString())
+          .put("reason", "EvictionByEvictionAPI")
+          .put("message", "Eviction API: evicting");
       patch
           .putObject("metadata")
-          .put("deletionTimestamp", cluster.time().now().toString())
+          // as the API server: the moment the grace period runs out, not the moment of the request
+          .put(
+              "deletionTimestamp",
+              cluster
+                  .time()
+                  .now()
+                  .plusSeconds(grace)
+                  .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                  .toString())
           .put("deletionGracePeriodSeconds", grace);
       internal(HttpMethod.PATCH, podPath, patch.toString());
     } finally {
@@ -216,8 +261,9 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
   }
 
   record Budget(int healthy, int desired, int expected) {
+    /** As the controller: none while it expects no pods, never below zero. */
     int allowed() {
-      return healthy - desired;
+      return expected <= 0 ? 0 : Math.max(0, healthy - desired);
     }
   }
 
@@ -253,7 +299,13 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
         .toList();
   }
 
-  /** desiredHealthy and currentHealthy as the disruption controller computes them. */
+  /**
+   * expectedPods, desiredHealthy and currentHealthy as the disruption controller computes them: an
+   * integer minAvailable counts the selected pods (terminating ones included); maxUnavailable and a
+   * percentage take the controllers' scale, which the simulator has no controllers for, so the
+   * PDB's seeded status.expectedPods stands in for it (else the managed pods); pods no controller
+   * owns are left out of that scale, so a budget over unmanaged pods only expects none.
+   */
   Budget budget(PodDisruptionBudget pdb) {
     String ns = pdb.getMetadata().getNamespace();
     var selected =
@@ -265,21 +317,30 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
                         pdb.getSpec().getSelector(), p.getMetadata().getLabels()))
             .toList();
     int healthy = (int) selected.stream().filter(SimDispatcher::healthy).count();
-    int expected =
-        pdb.getStatus() != null
-                && pdb.getStatus().getExpectedPods() != null
-                && pdb.getStatus().getExpectedPods() > 0
-            ? pdb.getStatus().getExpectedPods()
-            : selected.size();
+    var min = pdb.getSpec().getMinAvailable();
+    int expected;
     int desired;
-    if (pdb.getSpec().getMinAvailable() != null) {
-      desired = resolve(pdb.getSpec().getMinAvailable(), expected);
-    } else if (pdb.getSpec().getMaxUnavailable() != null) {
-      desired = expected - resolve(pdb.getSpec().getMaxUnavailable(), expected);
+    if (min != null && min.getIntVal() != null && pdb.getSpec().getMaxUnavailable() == null) {
+      expected = selected.size();
+      desired = min.getIntVal();
     } else {
-      desired = expected;
+      int managed = (int) selected.stream().filter(SimDispatcher::managed).count();
+      Integer seeded = pdb.getStatus() == null ? null : pdb.getStatus().getExpectedPods();
+      expected = managed == 0 ? 0 : seeded != null && seeded > 0 ? seeded : managed;
+      if (pdb.getSpec().getMaxUnavailable() != null) {
+        desired = expected - resolve(pdb.getSpec().getMaxUnavailable(), expected);
+      } else if (min != null) {
+        desired = resolve(min, expected);
+      } else {
+        desired = expected;
+      }
     }
     return new Budget(healthy, Math.max(0, desired), expected);
+  }
+
+  private static boolean managed(Pod p) {
+    var owners = p.getMetadata().getOwnerReferences();
+    return owners != null && owners.stream().anyMatch(o -> Boolean.TRUE.equals(o.getController()));
   }
 
   private static int resolve(IntOrString value, int expected) {
@@ -324,22 +385,60 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
   }
 
   static MockResponse status(int code, String reason, String message) {
-    var body =
-        Map.of(
-            "kind",
-            "Status",
-            "apiVersion",
-            "v1",
-            "metadata",
-            Map.of(),
-            "status",
-            "Failure",
-            "message",
-            message,
-            "reason",
-            reason,
-            "code",
-            code);
+    return status(code, reason, message, null);
+  }
+
+  /** A failure Status as the API server writes it ({@code details} left out when null). */
+  static MockResponse status(int code, String reason, String message, Map<String, ?> details) {
+    var body = new java.util.LinkedHashMap<String, Object>();
+    body.put("kind", "Status");
+    body.put("apiVersion", "v1");
+    body.put("metadata", Map.of());
+    body.put("status", "Failure");
+    body.put("message", message);
+    if (reason != null) {
+      body.put("reason", reason);
+    }
+    if (details != null) {
+      body.put("details", details);
+    }
+    body.put("code", code);
     return new MockResponse().setResponseCode(code).setBody(Json.write(body));
+  }
+
+  /** 404 as the API server words it: {@code <resource> "<name>" not found}. */
+  static MockResponse notFound(String resource, String name) {
+    return status(
+        404, "NotFound", resource + " \"" + name + "\" not found", details(resource, name));
+  }
+
+  /** StatusDetails of a named object: name, group (when not core) and the resource as kind. */
+  private static Map<String, Object> details(String resource, String name) {
+    int dot = resource.indexOf('.');
+    var details = new java.util.LinkedHashMap<String, Object>();
+    details.put("name", name);
+    if (dot > 0) {
+      details.put("group", resource.substring(dot + 1));
+    }
+    details.put("kind", dot > 0 ? resource.substring(0, dot) : resource);
+    return details;
+  }
+
+  /** 409 for a stale resourceVersion, worded as the API server does. */
+  static MockResponse modified(String resource, String name) {
+    return conflict(
+        resource,
+        name,
+        "the object has been modified; please apply your changes to the latest version and try"
+            + " again");
+  }
+
+  /** 409 {@code Operation cannot be fulfilled on <resource> "<name>": <why>}. */
+  static MockResponse conflict(String resource, String name, String why) {
+    return status(
+        409,
+        "Conflict",
+        "Operation cannot be fulfilled on " + resource + " \"" + name + "\": " + why,
+        details(resource, name));
   }
 }

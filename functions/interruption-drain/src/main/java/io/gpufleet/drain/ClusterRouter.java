@@ -13,9 +13,9 @@ import java.util.concurrent.Executors;
  * instance no cluster has is remembered in the negative cache, so a foreign instance's next events
  * do not list every cluster's nodes again.
  */
-final class ClusterRouter {
+public final class ClusterRouter {
   /** One cluster of the stack: its name, its drain service and its Kubernetes port. */
-  record Member(String name, DrainService service, ClusterPort port) {}
+  public record Member(String name, DrainService service, DrainClusterPort port) {}
 
   /** Where an instance goes: {@code member} empty = no listed cluster has its node. */
   record Route(Optional<Member> member, boolean fromNegativeCache) {}
@@ -23,7 +23,7 @@ final class ClusterRouter {
   private final List<Member> members;
   private final NegativeCache foreign;
 
-  ClusterRouter(List<Member> members, NegativeCache foreign) {
+  public ClusterRouter(List<Member> members, NegativeCache foreign) {
     if (members.isEmpty()) {
       throw new IllegalArgumentException("at least one cluster");
     }
@@ -46,8 +46,8 @@ final class ClusterRouter {
   /**
    * The cluster of {@code instanceId}. {@code trustNegative} lets a recent "in no cluster" answer
    * stand (events without a deadline); otherwise every cluster is asked again. Throws {@link
-   * ClusterPort.ClusterUnavailableException} when no reachable cluster has the node and one could
-   * not be asked (the event is retried rather than called foreign).
+   * DrainClusterPort.ClusterUnavailableException} when no reachable cluster has the node and one
+   * could not be asked (the event is retried rather than called foreign).
    */
   Route route(String instanceId, boolean trustNegative) {
     for (Member m : members) {
@@ -67,10 +67,10 @@ final class ClusterRouter {
     return new Route(found, false);
   }
 
-  private volatile InstanceDirectory directory = InstanceDirectory.NONE;
+  private volatile InstanceLookupPort directory = InstanceLookupPort.NONE;
 
   /** EC2's answer picks the clusters the instance's tags name to ask first (then every cluster). */
-  void useInstanceDirectory(InstanceDirectory directory) {
+  void useInstanceDirectory(InstanceLookupPort directory) {
     this.directory = directory;
     for (Member m : members) {
       m.port().useInstanceDirectory(directory);
@@ -79,13 +79,13 @@ final class ClusterRouter {
 
   private Optional<Member> lookupEverywhere(String instanceId) {
     if (members.size() > 1) {
-      Optional<InstanceDirectory.Instance> instance;
+      Optional<InstanceLookupPort.Instance> instance;
       try {
         instance = directory.describe(instanceId);
       } catch (RuntimeException failed) {
         instance = Optional.empty();
       }
-      for (String name : InstanceDirectory.tagged(instance, names())) {
+      for (String name : InstanceLookupPort.tagged(instance, names())) {
         Member m = members.stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
         try {
           if (m.port().findNodeByInstanceId(instanceId).isPresent()) {

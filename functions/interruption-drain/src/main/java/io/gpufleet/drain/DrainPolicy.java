@@ -177,7 +177,7 @@ public final class DrainPolicy {
    * configuration error.
    */
   public static java.util.Map<String, PodReport> predictRefusals(
-      List<PodInfo> pods, Map<String, List<ClusterPort.BudgetInfo>> budgets) {
+      List<PodInfo> pods, Map<String, List<DrainClusterPort.BudgetInfo>> budgets) {
     var out = new LinkedHashMap<String, PodReport>();
     var used = new java.util.HashMap<String, Integer>();
     for (PodInfo p : pods) {

@@ -3,10 +3,10 @@ package io.gpufleet.drain;
 import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.MetricsSink;
-import io.gpufleet.core.outcome.MetricsSink.Unit;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.MetricsPort.Unit;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.Sinks;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.PodReport;
@@ -25,23 +25,26 @@ public final class DrainReporter {
   public static final String DETAIL_TYPE = "GPU Fleet Drain Outcome";
   private static final Logger LOG = LoggerFactory.getLogger(DrainReporter.class);
 
-  private final ClusterPort cluster;
-  private final MetricsSink metrics;
-  private final EventPublisher publisher;
-  private final Notifier notifier;
+  private final DrainClusterPort cluster;
+  private final MetricsPort metrics;
+  private final EventPublisherPort publisher;
+  private final NotifierPort notifier;
   private final MessageTemplate template;
 
   public DrainReporter(
-      ClusterPort cluster, MetricsSink metrics, EventPublisher publisher, Notifier notifier) {
+      DrainClusterPort cluster,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier) {
     this(cluster, metrics, publisher, notifier, DrainSettings.Options.DEFAULTS);
   }
 
   /** With {@code options.messageTemplate()} (DRAIN_MESSAGE_TEMPLATE) shaping the summary text. */
   public DrainReporter(
-      ClusterPort cluster,
-      MetricsSink metrics,
-      EventPublisher publisher,
-      Notifier notifier,
+      DrainClusterPort cluster,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
       DrainSettings.Options options) {
     this.template = options.messageTemplate();
     this.cluster = cluster;

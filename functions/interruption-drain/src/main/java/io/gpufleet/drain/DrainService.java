@@ -31,7 +31,7 @@ public final class DrainService {
 
   private final DrainSettings settings;
   private final DrainPolicy policy;
-  private final ClusterPort cluster;
+  private final DrainClusterPort cluster;
   private final Drainer drainer;
   private final DrainReporter reporter;
   private final Clock clock;
@@ -46,7 +46,7 @@ public final class DrainService {
 
   public DrainService(
       DrainSettings settings,
-      ClusterPort cluster,
+      DrainClusterPort cluster,
       DrainReporter reporter,
       Clock clock,
       Sleeper sleeper) {
@@ -59,7 +59,7 @@ public final class DrainService {
    */
   public DrainService(
       DrainSettings settings,
-      ClusterPort cluster,
+      DrainClusterPort cluster,
       DrainReporter reporter,
       Clock clock,
       Sleeper sleeper,
@@ -90,7 +90,7 @@ public final class DrainService {
    * the member whose cluster has the instance's node; {@code router}'s members are router-less
    * services (this one may be among them).
    */
-  DrainService routeAcross(ClusterRouter clusters) {
+  public DrainService routeAcross(ClusterRouter clusters) {
     for (var m : clusters.members()) {
       if (m.service() != this && m.service().router != null) {
         throw new IllegalArgumentException("a member of a routed stack must not route itself");
@@ -258,7 +258,7 @@ public final class DrainService {
    * node named by its private DNS name, in the cluster its tags name, checked by providerID; the
    * node listing stays the fallback.
    */
-  public DrainService lookUpInstancesWith(InstanceDirectory directory) {
+  public DrainService lookUpInstancesWith(InstanceLookupPort directory) {
     cluster.useInstanceDirectory(directory);
     var r = router;
     if (r != null) {
@@ -291,7 +291,7 @@ public final class DrainService {
     // lookup is skipped here, and its instances (named by EC2) fail their own routing, so the
     // event is retried (the drained ones then come out DUPLICATE)
     RuntimeException unreachable = null;
-    for (ClusterPort port : ports) {
+    for (DrainClusterPort port : ports) {
       try {
         for (NodeInfo node : port.nodesInCapacityReservation(block.capacityReservationId())) {
           String pid = node.providerId();
@@ -299,7 +299,7 @@ public final class DrainService {
             ids.add(pid.substring(pid.lastIndexOf('/') + 1));
           }
         }
-      } catch (ClusterPort.ClusterUnavailableException e) {
+      } catch (DrainClusterPort.ClusterUnavailableException e) {
         if (ports.size() == 1) {
           throw e;
         }
@@ -329,7 +329,7 @@ public final class DrainService {
                       + " runs in capacity block "
                       + block.capacityReservationId()
                       + " (label "
-                      + ClusterPort.CAPACITY_RESERVATION_LABEL
+                      + DrainClusterPort.CAPACITY_RESERVATION_LABEL
                       + (ec2 == null
                           ? "; EC2 not asked for the block's instances"
                           : "; EC2 runs no instance in it")
@@ -471,7 +471,7 @@ public final class DrainService {
         break;
       }
       if (attempt == CLAIM_ATTEMPTS) {
-        throw new ClusterPort.ClusterUnavailableException(
+        throw new DrainClusterPort.ClusterUnavailableException(
             "node " + node.name() + " kept changing under " + CLAIM_ATTEMPTS + " claim attempts",
             null);
       }
@@ -659,7 +659,7 @@ public final class DrainService {
           blockedPods.add(p);
         }
       }
-      Map<String, List<ClusterPort.BudgetInfo>> why = budgets(blockedPods);
+      Map<String, List<DrainClusterPort.BudgetInfo>> why = budgets(blockedPods);
       notEvicted.replaceAll(
           r ->
               why.containsKey(r.pod())
@@ -708,7 +708,7 @@ public final class DrainService {
         List.copyOf(capped));
   }
 
-  private Map<String, List<ClusterPort.BudgetInfo>> budgets(
+  private Map<String, List<DrainClusterPort.BudgetInfo>> budgets(
       List<io.gpufleet.drain.model.PodInfo> pods) {
     try {
       return cluster.budgetsFor(pods);

@@ -33,12 +33,12 @@ public final class Drainer {
   static final Duration FORCE_RESERVE = Duration.ofSeconds(3);
   static final int MAX_ERROR_RETRIES = 4;
 
-  private final ClusterPort cluster;
+  private final DrainClusterPort cluster;
   private final Clock clock;
   private final Sleeper sleeper;
   private final DrainSettings settings;
 
-  public Drainer(ClusterPort cluster, Clock clock, Sleeper sleeper, DrainSettings settings) {
+  public Drainer(DrainClusterPort cluster, Clock clock, Sleeper sleeper, DrainSettings settings) {
     this.cluster = cluster;
     this.clock = clock;
     this.sleeper = sleeper;

@@ -41,7 +41,7 @@ final class LifecycleService {
   private final DrainService drains;
   private final DrainSettings settings;
   private final DrainSettings.Lifecycle config;
-  private final ClusterPort cluster;
+  private final DrainClusterPort cluster;
   private final LifecyclePort hooks;
   private final ContinuationPort continuations;
   private final Drainer drainer;
@@ -51,7 +51,7 @@ final class LifecycleService {
   LifecycleService(
       DrainService drains,
       DrainSettings settings,
-      ClusterPort cluster,
+      DrainClusterPort cluster,
       LifecyclePort hooks,
       ContinuationPort continuations,
       Clock clock,

@@ -11,13 +11,13 @@ import java.util.Map;
  * most {@code maxEntries} of them (the oldest entry goes first). Thread-safe. A TTL of zero turns
  * the cache off.
  */
-final class NegativeCache {
+public final class NegativeCache {
   private final Duration ttl;
   private final int maxEntries;
   private final Clock clock;
   private final LinkedHashMap<String, Instant> expiries;
 
-  NegativeCache(Duration ttl, int maxEntries, Clock clock) {
+  public NegativeCache(Duration ttl, int maxEntries, Clock clock) {
     if (ttl.isNegative() || maxEntries < 1) {
       throw new IllegalArgumentException("ttl >= 0 and maxEntries >= 1 required");
     }

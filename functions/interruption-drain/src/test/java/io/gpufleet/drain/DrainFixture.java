@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.event.DecodeResult;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.event.FleetEvent;
+import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.event.EventMeta;
 import io.gpufleet.core.event.FleetEvent;
-import io.gpufleet.drain.ClusterPort.BudgetInfo;
+import io.gpufleet.drain.DrainClusterPort.BudgetInfo;
 import io.gpufleet.drain.model.Action;
 import io.gpufleet.drain.model.DrainKind;
 import io.gpufleet.drain.model.NodeInfo;

@@ -255,7 +255,7 @@ class DrainServiceTest {
     f.nodeWithPods("gpu-b", "i-0bbbbbbbbbbbbbbb2", 2);
     f.nodeWithPods("gpu-c", "i-0ccccccccccccccc3", 2);
     for (String node : java.util.List.of("gpu-a", "gpu-b")) {
-      f.cluster.label(node, ClusterPort.CAPACITY_RESERVATION_LABEL, "cr-0123456789abcdef0");
+      f.cluster.label(node, DrainClusterPort.CAPACITY_RESERVATION_LABEL, "cr-0123456789abcdef0");
     }
     var end = f.time.now().plus(java.time.Duration.ofMinutes(40));
 
@@ -477,7 +477,7 @@ class DrainServiceTest {
 
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> f.service.handle(f.spot("e-1", "i-0aaaaaaaaaaaaaaa1"), f.hardStop()))
-        .isInstanceOf(ClusterPort.ClusterUnavailableException.class)
+        .isInstanceOf(DrainClusterPort.ClusterUnavailableException.class)
         .hasMessageContaining("503");
   }
 }

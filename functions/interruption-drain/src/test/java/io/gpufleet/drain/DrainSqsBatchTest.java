@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
+import io.gpufleet.drain.wiring.DrainHandler;
 import io.gpufleet.sim.SimCluster;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

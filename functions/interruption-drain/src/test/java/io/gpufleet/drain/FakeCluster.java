@@ -18,10 +18,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A behavioural {@link ClusterPort}: nodes and their pods, scripted eviction answers per pod ("429
- * twice then 201", "503 forever"), and an ordered record of every call with its arguments and the
- * (fake) time it was made. It fails by default: evicting a pod with no scripted answer, listing an
- * unknown node, patching an unknown node or asking for budgets nobody gave throws an {@link
+ * A behavioural {@link DrainClusterPort}: nodes and their pods, scripted eviction answers per pod
+ * ("429 twice then 201", "503 forever"), and an ordered record of every call with its arguments and
+ * the (fake) time it was made. It fails by default: evicting a pod with no scripted answer, listing
+ * an unknown node, patching an unknown node or asking for budgets nobody gave throws an {@link
  * AssertionError} naming the call. Thread-safe (the drainer evicts from many virtual threads).
  *
  * <p>With fake time a retrying thread can run through its whole backoff before another virtual
@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * concurrently: no pod of a group gets past its first answer until every pod of the group has had
  * one (a latch, with a timeout that fails the test if the evictions are not issued in parallel).
  */
-final class FakeCluster implements ClusterPort {
+final class FakeCluster implements DrainClusterPort {
   static final int FOREVER = -1;
 
   /** One call the code under test made, in order. */

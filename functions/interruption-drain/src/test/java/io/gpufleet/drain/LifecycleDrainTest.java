@@ -9,6 +9,7 @@ import io.gpufleet.core.event.LifecycleEvents;
 import io.gpufleet.drain.aws.AutoScalingLifecycleAdapter;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DrainOutcome.Status;
+import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.SimAutoScaling;

@@ -34,7 +34,7 @@ class MultiClusterDrainTest {
   final Recorders.RecordingPublisher publisher = new Recorders.RecordingPublisher();
   final List<String> reservationLookups = new ArrayList<>();
 
-  DrainService stack(ClusterPort first, ClusterPort second, Duration ttl, int max) {
+  DrainService stack(DrainClusterPort first, DrainClusterPort second, Duration ttl, int max) {
     var members = List.of(member("blue", first), member("green", second));
     return members
         .get(0)
@@ -46,7 +46,7 @@ class MultiClusterDrainTest {
     return stack(blue, green, Duration.ofSeconds(60), 100);
   }
 
-  ClusterRouter.Member member(String name, ClusterPort port) {
+  ClusterRouter.Member member(String name, DrainClusterPort port) {
     var settings = DrainSettings.defaults(name);
     var reporter =
         new DrainReporter(
@@ -128,7 +128,7 @@ class MultiClusterDrainTest {
         id -> {
           asked.add(id);
           return Optional.of(
-              new InstanceDirectory.Instance(
+              new InstanceLookupPort.Instance(
                   "g-1", java.util.Set.of("green", "some-other-cluster")));
         });
 
@@ -145,7 +145,7 @@ class MultiClusterDrainTest {
     blue.givenNode(TestPods.node("b-1", "i-0a00000000000002"));
     var stack = stack();
     stack.lookUpInstancesWith(
-        id -> Optional.of(new InstanceDirectory.Instance("b-1", java.util.Set.of("green"))));
+        id -> Optional.of(new InstanceLookupPort.Instance("b-1", java.util.Set.of("green"))));
 
     var outcomes = stack.handle(spot("e-1", "i-0a00000000000002"), hardStop());
 
@@ -267,12 +267,12 @@ class MultiClusterDrainTest {
 
     assertThatThrownBy(
             () -> stack.handle(stateChange("e-1", "i-0e00000000000001", "stopping"), hardStop()))
-        .isInstanceOf(ClusterPort.ClusterUnavailableException.class);
+        .isInstanceOf(DrainClusterPort.ClusterUnavailableException.class);
     // not remembered as foreign: the retry asks again
     assertThat(lookups(green, "i-0e00000000000001")).isEqualTo(1);
     assertThatThrownBy(
             () -> stack.handle(stateChange("e-1", "i-0e00000000000001", "stopping"), hardStop()))
-        .isInstanceOf(ClusterPort.ClusterUnavailableException.class);
+        .isInstanceOf(DrainClusterPort.ClusterUnavailableException.class);
     assertThat(lookups(green, "i-0e00000000000001")).isEqualTo(2);
   }
 
@@ -288,7 +288,7 @@ class MultiClusterDrainTest {
             "1",
             false,
             List.of(),
-            Map.of(ClusterPort.CAPACITY_RESERVATION_LABEL, "cr-0123456789abcdef0"),
+            Map.of(DrainClusterPort.CAPACITY_RESERVATION_LABEL, "cr-0123456789abcdef0"),
             Map.of()));
     var stack = stack();
     stack.findReservationInstancesWith(
@@ -362,7 +362,7 @@ class MultiClusterDrainTest {
   }
 
   /** A cluster whose API server cannot be reached: every call fails as the gateway would. */
-  static final class Unreachable implements ClusterPort {
+  static final class Unreachable implements DrainClusterPort {
     private static RuntimeException down() {
       return new ClusterUnavailableException("Kubernetes API: list nodes failed (timeout)", null);
     }

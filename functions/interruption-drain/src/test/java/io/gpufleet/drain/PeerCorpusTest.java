@@ -8,6 +8,8 @@ import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DrainOutcome.Status;
+import io.gpufleet.drain.wiring.DrainHandler;
+import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
@@ -154,7 +156,7 @@ class PeerCorpusTest {
                           id ->
                               cluster.label(
                                   nodeOf(id.asText()),
-                                  ClusterPort.CAPACITY_RESERVATION_LABEL,
+                                  DrainClusterPort.CAPACITY_RESERVATION_LABEL,
                                   e.getKey())));
       var service =
           DrainWiring.service(

@@ -7,12 +7,15 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.time.Sleeper;
-import io.gpufleet.drain.k8s.FabricClusterGateway;
+import io.gpufleet.drain.k8s.DrainClusterAdapter;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DrainOutcome.Status;
 import io.gpufleet.drain.model.EvictionResult;
 import io.gpufleet.drain.model.PodInfo;
 import io.gpufleet.drain.model.PodReport;
+import io.gpufleet.drain.wiring.DrainHandler;
+import io.gpufleet.drain.wiring.DrainHandlerEventsTest;
+import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.real.FunctionIdentity;
 import io.gpufleet.sim.real.KwokNodes;
@@ -135,7 +138,7 @@ class RealApiDrainTest {
     assertThat(budget.getStatus().getDisruptionsAllowed()).isZero();
 
     // When the gateway evicts it
-    var gateway = new FabricClusterGateway(cluster.client());
+    var gateway = new DrainClusterAdapter(cluster.client());
     PodInfo info = gateway.podsOnNode(node).get(0);
     assertThat(info.uid()).isEqualTo(pod.getMetadata().getUid());
     EvictionResult result = gateway.evict(info, 30);

@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.gpufleet.core.time.Sleeper;
+import io.gpufleet.drain.aws.Ec2InstancesAdapter;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DrainOutcome.Status;
+import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.Recorders;
+import io.gpufleet.sim.aws.AwsStubServer;
+import io.gpufleet.sim.aws.SimEc2;
 import io.gpufleet.sim.real.FunctionIdentity;
 import io.gpufleet.sim.real.K8sBinaries;
 import io.gpufleet.sim.real.KwokNodes;
@@ -22,6 +26,10 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
 
 /**
  * Real API server tier, two clusters: the tier's shared API server ("blue") and a second, separate
@@ -80,6 +88,31 @@ class RealApiMultiClusterTest {
     return service.handle(event, Instant.now().plus(Duration.ofMinutes(3)));
   }
 
+  /** The drain identity's requests on nodes with {@code verb} since {@code since}. */
+  static List<RealCluster.AuditEvent> drainNodeRequests(
+      RealCluster cluster, Instant since, String verb) {
+    return cluster.auditEvents().stream()
+        .filter(e -> e.groups().contains("gpufleet-drain") && !e.at().isBefore(since))
+        .filter(e -> e.resource().equals("nodes") && e.verb().equals(verb))
+        .toList();
+  }
+
+  /** The one outcome: {@code node} drained in green, every one of {@code pods} evicted. */
+  static void assertDrainedInGreen(
+      List<DrainOutcome> outcomes, RealNamespace ns, String node, List<Pod> pods) {
+    assertThat(outcomes)
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.status()).as(o.message()).isEqualTo(Status.DRAINED);
+              assertThat(o.cluster()).isEqualTo("green");
+              assertThat(o.node()).isEqualTo(node);
+              assertThat(o.podsEvicted())
+                  .containsExactlyInAnyOrderElementsOf(
+                      pods.stream().map(p -> ns.name() + "/" + p.getMetadata().getName()).toList());
+            });
+  }
+
   @Test
   void shouldDrainTheSecondClustersNodeLeaveTheFirstsAloneAndCallAForeignInstanceNotInCluster(
       RealCluster blue, RealNamespace blueNs) {
@@ -110,18 +143,7 @@ class RealApiMultiClusterTest {
       var outcomes = spot(service, "i-0a2e000000000a002");
 
       // Then it drained in green, and blue's node was not touched
-      assertThat(outcomes)
-          .singleElement()
-          .satisfies(
-              o -> {
-                assertThat(o.status()).as(o.message()).isEqualTo(Status.DRAINED);
-                assertThat(o.cluster()).isEqualTo("green");
-                assertThat(o.podsEvicted())
-                    .containsExactlyInAnyOrderElementsOf(
-                        pods.stream()
-                            .map(p -> greenNs.name() + "/" + p.getMetadata().getName())
-                            .toList());
-              });
+      assertDrainedInGreen(outcomes, greenNs, greenNode, pods);
       assertThat(green.admin().nodes().withName(greenNode).get().getSpec().getUnschedulable())
           .isTrue();
       assertThat(blue.admin().nodes().withName(blueNode).get().getSpec().getUnschedulable())
@@ -142,5 +164,56 @@ class RealApiMultiClusterTest {
         .filteredOn(e -> e.groups().contains("gpufleet-drain"))
         .isNotEmpty()
         .allSatisfy(e -> assertThat(e.code()).as(e.verb() + " " + e.uri()).isNotEqualTo(403));
+  }
+
+  @Test
+  void shouldFindTheSecondClustersNodeThroughEc2AndDrainItWithoutListingAnyNodes(
+      RealCluster blue, RealNamespace blueNs) {
+    // Given a node in green running two ReplicaSet pods, and EC2 answering DescribeInstances as
+    // it does for EKS nodes: private DNS name = the node's name, tags naming its cluster
+    String instance = "i-0a2e000000000ec21";
+    try (var greenNs = RealNamespace.create(green, "multi-green-ec2");
+        var ec2 = AwsStubServer.start()) {
+      String greenNode =
+          greenNs
+              .createNode(
+                  KwokNodes.Spec.nodeGroup(
+                      "green-ec2", instance, "us-east-1b", "g6e.12xlarge", "SPOT", "ng-green", 4))
+              .getMetadata()
+              .getName();
+      List<Pod> pods = RealApiDrainTest.workloadOn(greenNs, greenNode, "infer", 2);
+      var nodes = new LinkedHashMap<String, List<io.fabric8.kubernetes.api.model.Node>>();
+      nodes.put("blue", blue.admin().nodes().list().getItems());
+      nodes.put("green", green.admin().nodes().list().getItems());
+      SimEc2.serveNodes(ec2, nodes);
+      var service =
+          stack(blue)
+              .lookUpInstancesWith(
+                  InstanceLookupPort.remembering( // as DrainWiring wires it
+                      new Ec2InstancesAdapter(
+                          ec2.endpoint(),
+                          Region.US_EAST_1,
+                          StaticCredentialsProvider.create(
+                              AwsBasicCredentials.create("AKIDSTUB", "secret")),
+                          UrlConnectionHttpClient.create()),
+                      16));
+      Instant sent = Instant.now();
+
+      // When the Spot warning for the green instance arrives at the stack
+      var outcomes = spot(service, instance);
+
+      // Then EC2 was asked for that instance, and the node it named was drained in green
+      assertDrainedInGreen(outcomes, greenNs, greenNode, pods);
+      assertThat(ec2.calls("DescribeInstances"))
+          .singleElement()
+          .satisfies(c -> assertThat(c.param("InstanceId.1")).contains(instance));
+      // And it was found by one GET of its name: no node listing by the drain in either cluster
+      for (var cluster : List.of(blue, green)) {
+        assertThat(drainNodeRequests(cluster, sent, "list")).isEmpty();
+      }
+      assertThat(drainNodeRequests(green, sent, "get"))
+          .extracting(RealCluster.AuditEvent::name)
+          .containsOnly(greenNode);
+    }
   }
 }

@@ -10,13 +10,16 @@ import ch.qos.logback.classic.spi.ThrowableProxy;
 import ch.qos.logback.core.AppenderBase;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpufleet.core.aws.AwsSecretReader;
-import io.gpufleet.core.aws.SlackWebhookNotifier;
+import io.gpufleet.core.aws.SecretsManagerAdapter;
+import io.gpufleet.core.aws.SlackWebhookAdapter;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.secret.CachedSecret;
 import io.gpufleet.core.secret.SecretRef;
 import io.gpufleet.drain.model.DrainOutcome.Status;
+import io.gpufleet.drain.wiring.DrainHandler;
+import io.gpufleet.drain.wiring.DrainHandlerEventsTest;
+import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;
@@ -136,12 +139,12 @@ class SlackSecretLeakTest {
     var secret =
         new CachedSecret(
             new SecretRef.SecretsManagerSecret(arn),
-            new AwsSecretReader(() -> clients),
+            new SecretsManagerAdapter(() -> clients),
             Duration.ofMinutes(5),
             time.clock());
     URI stub = URI.create("http://127.0.0.1:" + slack.getAddress().getPort() + "/");
     var notifier =
-        new SlackWebhookNotifier(
+        new SlackWebhookAdapter(
             secret, HttpClient.newHttpClient(), webhook -> stub.resolve(webhook.getRawPath()));
     var service =
         DrainWiring.service(

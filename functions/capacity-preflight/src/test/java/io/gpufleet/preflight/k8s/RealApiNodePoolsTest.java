@@ -19,12 +19,12 @@ class RealApiNodePoolsTest {
 
   @AfterEach
   void deleteNodePools(RealNamespace ns) {
-    ns.client().genericKubernetesResources(FabricNodePools.NODE_POOLS).list().getItems().stream()
+    ns.client().genericKubernetesResources(NodePoolAdapter.NODE_POOLS).list().getItems().stream()
         .filter(p -> p.getMetadata().getName().startsWith(ns.name() + "-"))
         .forEach(
             p ->
                 ns.client()
-                    .genericKubernetesResources(FabricNodePools.NODE_POOLS)
+                    .genericKubernetesResources(NodePoolAdapter.NODE_POOLS)
                     .withName(p.getMetadata().getName())
                     .delete());
   }
@@ -45,7 +45,7 @@ class RealApiNodePoolsTest {
         """
             .formatted(name);
     ns.client()
-        .genericKubernetesResources(FabricNodePools.NODE_POOLS)
+        .genericKubernetesResources(NodePoolAdapter.NODE_POOLS)
         .resource(
             ns.client()
                 .getKubernetesSerialization()
@@ -53,7 +53,7 @@ class RealApiNodePoolsTest {
         .create();
 
     // When the preflight reads the NodePools as itself
-    var pools = new FabricNodePools(cluster.client()).nodePools();
+    var pools = new NodePoolAdapter(cluster.client()).nodePools();
 
     // Then it sees the pool's limits (as the API server stores them) and requirements
     assertThat(pools)

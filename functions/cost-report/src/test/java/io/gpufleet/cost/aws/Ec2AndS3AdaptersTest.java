@@ -2,7 +2,7 @@ package io.gpufleet.cost.aws;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpufleet.core.aws.S3BlobStore;
+import io.gpufleet.core.aws.S3BlobStoreAdapter;
 import io.gpufleet.cost.model.Lifecycle;
 import io.gpufleet.sim.aws.AwsEmulatorExtension;
 import java.nio.charset.StandardCharsets;
@@ -69,7 +69,7 @@ class Ec2AndS3AdaptersTest {
     String mine = run("cost-a", InstanceType.G6_E_12_XLARGE, "gpu-inference");
     run("cost-other", InstanceType.G5_XLARGE, "other");
 
-    var found = new Ec2InstanceReader(ec2).clusterInstances("cost-a", List.of());
+    var found = new Ec2InstanceAdapter(ec2).clusterInstances("cost-a", List.of());
 
     assertThat(found)
         .singleElement()
@@ -96,7 +96,7 @@ class Ec2AndS3AdaptersTest {
             .get(0)
             .instanceId();
 
-    var found = new Ec2InstanceReader(ec2).clusterInstances("cost-b", List.of(untagged));
+    var found = new Ec2InstanceAdapter(ec2).clusterInstances("cost-b", List.of(untagged));
 
     assertThat(found).extracting(i -> i.instanceId()).containsExactly(untagged);
   }
@@ -106,7 +106,7 @@ class Ec2AndS3AdaptersTest {
     String id = run("cost-c", InstanceType.G5_XLARGE, "p");
     ec2.terminateInstances(r -> r.instanceIds(id));
 
-    var found = new Ec2InstanceReader(ec2).clusterInstances("cost-c", List.of());
+    var found = new Ec2InstanceAdapter(ec2).clusterInstances("cost-c", List.of());
 
     assertThat(found)
         .singleElement()
@@ -126,33 +126,33 @@ class Ec2AndS3AdaptersTest {
             .placement(p -> p.availabilityZone("us-east-1a"))
             .state(s -> s.name("running"));
 
-    assertThat(Ec2InstanceReader.map(base.instanceLifecycle("spot").build()).lifecycle())
+    assertThat(Ec2InstanceAdapter.map(base.instanceLifecycle("spot").build()).lifecycle())
         .isEqualTo(Lifecycle.SPOT);
-    assertThat(Ec2InstanceReader.map(base.instanceLifecycle("capacity-block").build()).lifecycle())
+    assertThat(Ec2InstanceAdapter.map(base.instanceLifecycle("capacity-block").build()).lifecycle())
         .isEqualTo(Lifecycle.CAPACITY_BLOCK);
     assertThat(
-            Ec2InstanceReader.map(
+            Ec2InstanceAdapter.map(
                     base.instanceLifecycle((String) null).capacityReservationId("cr-1").build())
                 .lifecycle())
         .isEqualTo(Lifecycle.RESERVED);
-    assertThat(Ec2InstanceReader.map(base.capacityReservationId(null).build()).lifecycle())
+    assertThat(Ec2InstanceAdapter.map(base.capacityReservationId(null).build()).lifecycle())
         .isEqualTo(Lifecycle.ON_DEMAND);
   }
 
   @Test
   void shouldParseStateTransitionReasons() {
-    assertThat(Ec2InstanceReader.stoppedAt("User initiated (2026-11-29 10:00:00 GMT)"))
+    assertThat(Ec2InstanceAdapter.stoppedAt("User initiated (2026-11-29 10:00:00 GMT)"))
         .isEqualTo(Instant.parse("2026-11-29T10:00:00Z"));
-    assertThat(Ec2InstanceReader.stoppedAt("Service initiated (2026-11-29 23:59:59 GMT)"))
+    assertThat(Ec2InstanceAdapter.stoppedAt("Service initiated (2026-11-29 23:59:59 GMT)"))
         .isEqualTo(Instant.parse("2026-11-29T23:59:59Z"));
-    assertThat(Ec2InstanceReader.stoppedAt("")).isNull();
+    assertThat(Ec2InstanceAdapter.stoppedAt("")).isNull();
   }
 
   @Test
   void shouldReadSpotPriceHistoryPerZone() {
     var end = Instant.now();
     var points =
-        new Ec2SpotPriceHistory(ec2)
+        new Ec2SpotPriceHistoryAdapter(ec2)
             .history(Set.of("g5.xlarge"), end.minus(Duration.ofDays(1)), end);
 
     assertThat(points).isNotEmpty();
@@ -168,7 +168,7 @@ class Ec2AndS3AdaptersTest {
   @Test
   void shouldPutAndGetBlobsInS3() {
     s3.createBucket(r -> r.bucket("cost-reports"));
-    var store = new S3BlobStore(s3, "cost-reports", "");
+    var store = new S3BlobStoreAdapter(s3, "cost-reports", "");
 
     store.put(
         "reports/c/w/cost.json", "{\"a\":1}".getBytes(StandardCharsets.UTF_8), "application/json");

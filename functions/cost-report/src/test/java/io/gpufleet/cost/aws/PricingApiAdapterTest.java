@@ -9,7 +9,7 @@ import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.pricing.OnDemandPricing;
 import io.gpufleet.core.pricing.PriceSource;
-import io.gpufleet.core.pricing.PricingApiClient;
+import io.gpufleet.core.pricing.PricingApiAdapter;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.MemoryBlobStore;
 import io.gpufleet.sim.aws.AwsStubServer;
@@ -66,7 +66,7 @@ class PricingApiAdapterTest {
 
   @Test
   void shouldSendTheTermMatchFiltersToTheUsEast1EndpointAndPickBoxUsage() throws Exception {
-    var api = new PricingApiClient(aws, Optional.empty(), 5, 10);
+    var api = new PricingApiAdapter(aws, Optional.empty(), 5, 10);
 
     var price = api.hourly("eu-west-1", "g6e.12xlarge");
 
@@ -96,7 +96,7 @@ class PricingApiAdapterTest {
 
   @Test
   void shouldAskTheChinaEndpointForChinaRegions() {
-    var api = new PricingApiClient(aws, Optional.empty(), 5, 10);
+    var api = new PricingApiAdapter(aws, Optional.empty(), 5, 10);
 
     api.hourly("cn-north-1", "g5.xlarge");
 
@@ -141,8 +141,8 @@ class PricingApiAdapterTest {
 
   @Test
   void shouldRefuseACrossPartitionPricingCallEvenWithAnEndpointOverride() {
-    var commercial = new PricingApiClient(aws, Optional.of("us-east-1"), 5, 10);
-    var india = new PricingApiClient(aws, Optional.of("ap-south-1"), 5, 10);
+    var commercial = new PricingApiAdapter(aws, Optional.of("us-east-1"), 5, 10);
+    var india = new PricingApiAdapter(aws, Optional.of("ap-south-1"), 5, 10);
 
     assertThatThrownBy(() -> commercial.hourly("us-gov-west-1", "p5.48xlarge"))
         .isInstanceOf(IllegalArgumentException.class)
@@ -155,7 +155,7 @@ class PricingApiAdapterTest {
 
   @Test
   void shouldReturnEmptyForAnUnknownProduct() {
-    var api = new PricingApiClient(aws, Optional.empty(), 5, 10);
+    var api = new PricingApiAdapter(aws, Optional.empty(), 5, 10);
 
     assertThat(api.hourly("us-east-1", "x9.nothing")).isEmpty();
   }
@@ -213,7 +213,7 @@ class PricingApiAdapterTest {
 
   @Test
   void shouldKeepToTheTokenBucketRate() {
-    var api = new PricingApiClient(aws, Optional.empty(), 50, 2);
+    var api = new PricingApiAdapter(aws, Optional.empty(), 50, 2);
     long t0 = System.nanoTime();
     for (int i = 0; i < 7; i++) {
       api.hourly("us-east-1", "p5.48xlarge");

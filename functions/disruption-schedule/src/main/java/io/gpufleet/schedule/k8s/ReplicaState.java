@@ -16,7 +16,7 @@ import java.util.Set;
 
 /**
  * The schedule's memory of the Deployments and StatefulSets it scaled, kept in the ConfigMap
- * {@value FabricScheduleGateway#STATE_CONFIGMAP} of their namespace (they are only ever written
+ * {@value ScheduleClusterAdapter#STATE_CONFIGMAP} of their namespace (they are only ever written
  * through the scale subresource, which carries no annotations). One key per workload, {@code
  * <Kind>.<name>}, whose value is {@code
  * {"original":{"replicas":N},"applied":{"window":W,"fields":{"replicas":M}}, "generation":G}}: the
@@ -53,7 +53,7 @@ public final class ReplicaState {
   static ConfigMap newConfigMap(String namespace, String key, String entry) {
     return new ConfigMapBuilder()
         .withNewMetadata()
-        .withName(FabricScheduleGateway.STATE_CONFIGMAP)
+        .withName(ScheduleClusterAdapter.STATE_CONFIGMAP)
         .withNamespace(namespace)
         .addToLabels("app.kubernetes.io/managed-by", "gpufleet-disruption-schedule")
         .addToAnnotations(

@@ -11,11 +11,11 @@ public final class Sinks {
    * the work it reports on has already happened, and one broken sink must not hide the outcome from
    * the others or turn the invocation into a retry.
    */
-  public static void guarded(MetricsSink metrics, Logger log, String sink, Runnable action) {
+  public static void guarded(MetricsPort metrics, Logger log, String sink, Runnable action) {
     try {
       action.run();
     } catch (RuntimeException e) {
-      metrics.add("ReportFailures", 1, MetricsSink.Unit.COUNT);
+      metrics.add("ReportFailures", 1, MetricsPort.Unit.COUNT);
       log.warn("could not report to {}: {}", sink, e.toString());
     }
   }

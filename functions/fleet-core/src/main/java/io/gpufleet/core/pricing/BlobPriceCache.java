@@ -2,7 +2,7 @@ package io.gpufleet.core.pricing;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.store.BlobStore;
+import io.gpufleet.core.store.BlobStorePort;
 import java.io.IOException;
 import java.util.List;
 import org.slf4j.Logger;
@@ -15,10 +15,10 @@ import org.slf4j.LoggerFactory;
 public final class BlobPriceCache implements PriceCache {
   private static final Logger LOG = LoggerFactory.getLogger(BlobPriceCache.class);
   private static final TypeReference<List<Entry>> ENTRIES = new TypeReference<>() {};
-  private final BlobStore store;
+  private final BlobStorePort store;
   private final String key;
 
-  public BlobPriceCache(BlobStore store, String key) {
+  public BlobPriceCache(BlobStorePort store, String key) {
     this.store = store;
     this.key = key;
   }

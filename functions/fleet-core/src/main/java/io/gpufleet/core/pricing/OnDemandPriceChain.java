@@ -31,7 +31,7 @@ public final class OnDemandPriceChain implements OnDemandPrices {
 
   private record Resolved(Optional<HourlyPrice> price, Instant at, int run) {}
 
-  private final Optional<PricingApi> api;
+  private final Optional<PricingApiPort> api;
   private final PriceCache cache;
   private final OnDemandPrices fallback;
   private final Clock clock;
@@ -50,7 +50,7 @@ public final class OnDemandPriceChain implements OnDemandPrices {
    * @param memoryTtl how long a warm process keeps an answer in memory
    */
   public OnDemandPriceChain(
-      Optional<PricingApi> api,
+      Optional<PricingApiPort> api,
       PriceCache cache,
       OnDemandPrices fallback,
       Clock clock,

@@ -14,14 +14,14 @@ import org.crac.Resource;
  */
 public final class CachedSecret implements Supplier<String>, Resource {
   private final SecretRef ref;
-  private final SecretReader reader;
+  private final SecretPort reader;
   private final Duration ttl;
   private final Clock clock;
   private String value;
   private Instant readAt;
   private int reads;
 
-  public CachedSecret(SecretRef ref, SecretReader reader, Duration ttl, Clock clock) {
+  public CachedSecret(SecretRef ref, SecretPort reader, Duration ttl, Clock clock) {
     this.ref = ref;
     this.reader = reader;
     this.ttl = ttl;
@@ -30,7 +30,7 @@ public final class CachedSecret implements Supplier<String>, Resource {
 
   /** As the constructor, and registered with CRaC so the value is dropped before a checkpoint. */
   public static CachedSecret registered(
-      SecretRef ref, SecretReader reader, Duration ttl, Clock clock) {
+      SecretRef ref, SecretPort reader, Duration ttl, Clock clock) {
     var secret = new CachedSecret(ref, reader, ttl, clock);
     // CRaC keeps only a weak reference; the notifier holding this secret keeps it alive.
     Core.getGlobalContext().register(secret);

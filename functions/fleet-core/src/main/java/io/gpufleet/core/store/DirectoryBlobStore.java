@@ -9,7 +9,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.Optional;
 
 /** A blob store in a local directory: key {@code a/b/c.json} is the file {@code DIR/a/b/c.json}. */
-public final class DirectoryBlobStore implements BlobStore {
+public final class DirectoryBlobStore implements BlobStorePort {
   private final Path root;
 
   public DirectoryBlobStore(Path root) {

@@ -6,7 +6,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** A blob store in memory (tests, the simulator, benchmarks). */
-public final class MemoryBlobStore implements BlobStore {
+public final class MemoryBlobStore implements BlobStorePort {
   private final Map<String, byte[]> blobs = new ConcurrentHashMap<>();
   private final Map<String, String> types = new ConcurrentHashMap<>();
 

@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 
 class SinksTest {
   final List<String> counted = new ArrayList<>();
-  final MetricsSink metrics =
-      new MetricsSink() {
+  final MetricsPort metrics =
+      new MetricsPort() {
         @Override
         public void add(String name, double value, Unit unit) {
           counted.add(name + "=" + value + " " + unit);

@@ -20,7 +20,7 @@ class CachedSecretTest {
           "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpufleet/slack-AbCdEf");
 
   /** A store that answers the queued values in turn and records each read. */
-  static final class FakeStore implements SecretReader {
+  static final class FakeStore implements SecretPort {
     final List<String> values = new ArrayList<>();
     final List<SecretRef> reads = new ArrayList<>();
 

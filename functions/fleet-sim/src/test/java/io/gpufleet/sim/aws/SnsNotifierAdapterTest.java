@@ -3,7 +3,7 @@ package io.gpufleet.sim.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.gpufleet.core.aws.SnsNotifier;
+import io.gpufleet.core.aws.SnsNotifierAdapter;
 import io.gpufleet.core.json.Json;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,7 +15,9 @@ import software.amazon.awssdk.services.sns.SnsClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
-/** SnsNotifier publishes to a topic with an SQS subscription, where the message is checked. */
+/**
+ * SnsNotifierAdapter publishes to a topic with an SQS subscription, where the message is checked.
+ */
 class SnsNotifierAdapterTest {
   @RegisterExtension static final AwsEmulatorExtension AWS = new AwsEmulatorExtension();
 
@@ -62,7 +64,7 @@ class SnsNotifierAdapterTest {
         ("GPU capacity preflight NO-GO: " + "p5.48xlarge us-east-1 ".repeat(6)).substring(0, 150);
     assertThat(subject).hasSize(150);
     var message = "us-east-1: quota L-417A185B has 192 vCPUs free, plan needs 384\nus-west-2: GO";
-    var notifier = new SnsNotifier(sns, topicArn);
+    var notifier = new SnsNotifierAdapter(sns, topicArn);
 
     // When
     notifier.notify(subject, message);
@@ -83,7 +85,7 @@ class SnsNotifierAdapterTest {
       int length, int expectedLength, boolean cut) throws Exception {
     // Given
     var subject = "Cost report prod-gpu ".repeat(10).substring(0, length);
-    var notifier = new SnsNotifier(sns, topicArn);
+    var notifier = new SnsNotifierAdapter(sns, topicArn);
 
     // When
     notifier.notify(subject, "see the report");
@@ -97,7 +99,7 @@ class SnsNotifierAdapterTest {
   @Test
   void shouldBlankLineBreaksAndControlCharactersInTheSubject() throws Exception {
     // Given
-    var notifier = new SnsNotifier(sns, topicArn);
+    var notifier = new SnsNotifierAdapter(sns, topicArn);
 
     // When
     notifier.notify("Drain of i-0abc\r\nfinished\tok", "7 pods evicted");

@@ -3,8 +3,8 @@ package io.gpufleet.drain.k8s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpufleet.drain.InstanceDirectory;
-import io.gpufleet.drain.InstanceDirectory.Instance;
+import io.gpufleet.drain.InstanceLookupPort;
+import io.gpufleet.drain.InstanceLookupPort.Instance;
 import io.gpufleet.sim.ApiRequest;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class NodeLookupTest {
   SimCluster cluster;
   KubernetesClient client;
-  FabricClusterGateway gateway;
+  DrainClusterAdapter gateway;
   final List<String> asked = new ArrayList<>();
   Map<String, Instance> ec2 = Map.of();
 
@@ -45,7 +45,7 @@ class NodeLookupTest {
               4));
     }
     client = cluster.newClient();
-    gateway = new FabricClusterGateway(client);
+    gateway = new DrainClusterAdapter(client);
     gateway.useInstanceDirectory(
         id -> {
           asked.add(id);
@@ -114,7 +114,7 @@ class NodeLookupTest {
     assertThat(gateway.findNodeByInstanceId("i-0a00000000000002")).isPresent();
     assertThat(listed()).isTrue();
 
-    gateway.useInstanceDirectory(InstanceDirectory.NONE);
+    gateway.useInstanceDirectory(InstanceLookupPort.NONE);
     assertThat(gateway.findNodeByInstanceId("i-0a00000000000009")).isEmpty();
   }
 
@@ -133,7 +133,7 @@ class NodeLookupTest {
   void shouldRememberEc2AnswersAndAnswerEmptyOnFailureWithoutRemembering() {
     var calls = new ArrayList<String>();
     var failing = new boolean[] {true};
-    InstanceDirectory source =
+    InstanceLookupPort source =
         id -> {
           calls.add(id);
           if (failing[0]) {
@@ -141,7 +141,7 @@ class NodeLookupTest {
           }
           return Optional.of(new Instance("n", Set.of()));
         };
-    var remembering = InstanceDirectory.remembering(source, 2);
+    var remembering = InstanceLookupPort.remembering(source, 2);
 
     assertThat(remembering.describe("i-1")).isEmpty();
     failing[0] = false;

@@ -22,7 +22,7 @@ class SamTemplateTest {
   void shouldMergeGlobalsUnderTheFunctionsOwnProperties() {
     var f = TEMPLATE.function("InterruptionDrainFunction", STACK);
 
-    assertThat(f.handler()).isEqualTo("io.gpufleet.drain.DrainHandler::handleRequest");
+    assertThat(f.handler()).isEqualTo("io.gpufleet.drain.wiring.DrainHandler::handleRequest");
     assertThat(f.runtime()).isEqualTo("java21");
     assertThat(f.functionName()).isEqualTo("ops-interruption-drain");
     assertThat(f.memoryMb()).isEqualTo(3008);

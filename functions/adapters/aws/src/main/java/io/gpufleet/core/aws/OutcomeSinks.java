@@ -2,10 +2,10 @@ package io.gpufleet.core.aws;
 
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
-import io.gpufleet.core.outcome.EventPublisher;
-import io.gpufleet.core.outcome.Notifier;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.secret.CachedSecret;
-import io.gpufleet.core.secret.SecretReader;
+import io.gpufleet.core.secret.SecretPort;
 import io.gpufleet.core.secret.SecretRef;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,22 +21,19 @@ import software.amazon.awssdk.services.sns.SnsClient;
  * first use, never at init, and cached for {@code SECRET_CACHE_TTL}). AWS clients are built only
  * for the sinks that are configured.
  */
-public record OutcomeSinks(EventPublisher publisher, Notifier notifier) {
+public record OutcomeSinks(EventPublisherPort publisher, NotifierPort notifier) {
   public static final String SLACK_SECRET = "SLACK_WEBHOOK_SECRET";
   public static final String SECRET_TTL = "SECRET_CACHE_TTL";
   static final Duration DEFAULT_SECRET_TTL = Duration.ofMinutes(5);
 
   public static OutcomeSinks fromEnvironment(
       Settings env, Supplier<AwsClients> aws, String eventSource) {
-    return fromEnvironment(env, aws, eventSource, new AwsSecretReader(aws), Clock.systemUTC());
+    return fromEnvironment(
+        env, aws, eventSource, new SecretsManagerAdapter(aws), Clock.systemUTC());
   }
 
   public static OutcomeSinks fromEnvironment(
-      Settings env,
-      Supplier<AwsClients> aws,
-      String eventSource,
-      SecretReader secrets,
-      Clock clock) {
+      Settings env, Supplier<AwsClients> aws, String eventSource, SecretPort secrets, Clock clock) {
     if (env.optional("SLACK_WEBHOOK_URL").isPresent()) {
       throw new ConfigException(
           "SLACK_WEBHOOK_URL is not read any more: an environment variable is readable with"
@@ -44,24 +41,25 @@ public record OutcomeSinks(EventPublisher publisher, Notifier notifier) {
               + SLACK_SECRET
               + " to the secret's ARN");
     }
-    EventPublisher publisher =
+    EventPublisherPort publisher =
         env.optional("OUTCOME_EVENT_BUS")
-            .<EventPublisher>map(
+            .<EventPublisherPort>map(
                 bus ->
-                    new EventBridgePublisher(
+                    new EventBridgeAdapter(
                         aws.get().build(EventBridgeClient.builder()), bus, eventSource))
-            .orElse(EventPublisher.NONE);
-    var notifiers = new ArrayList<Notifier>();
+            .orElse(EventPublisherPort.NONE);
+    var notifiers = new ArrayList<NotifierPort>();
     env.optional("NOTIFY_TOPIC_ARN")
         .ifPresent(
-            arn -> notifiers.add(new SnsNotifier(aws.get().build(SnsClient.builder()), arn)));
+            arn ->
+                notifiers.add(new SnsNotifierAdapter(aws.get().build(SnsClient.builder()), arn)));
     var ttl = env.duration(SECRET_TTL, DEFAULT_SECRET_TTL, Duration.ofHours(24));
     env.optional(SLACK_SECRET)
         .map(value -> SecretRef.parse(SLACK_SECRET, value))
         .ifPresent(
             ref ->
                 notifiers.add(
-                    new SlackWebhookNotifier(CachedSecret.registered(ref, secrets, ttl, clock))));
-    return new OutcomeSinks(publisher, Notifier.all(notifiers));
+                    new SlackWebhookAdapter(CachedSecret.registered(ref, secrets, ttl, clock))));
+    return new OutcomeSinks(publisher, NotifierPort.all(notifiers));
   }
 }

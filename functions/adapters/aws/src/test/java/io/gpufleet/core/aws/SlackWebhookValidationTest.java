@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
-import io.gpufleet.core.secret.SecretReader;
+import io.gpufleet.core.secret.SecretPort;
 import java.time.Clock;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -27,7 +27,7 @@ class SlackWebhookValidationTest {
       })
   void shouldAcceptSlackWebhookAddresses(String url) {
     assertThat(
-            SlackWebhookNotifier.validate(
+            SlackWebhookAdapter.validate(
                     url, "arn:aws:secretsmanager:us-east-1:123456789012:secret:w-AbCdEf")
                 .getHost())
         .isEqualToIgnoringCase("hooks.slack.com");
@@ -52,7 +52,7 @@ class SlackWebhookValidationTest {
   void shouldRefuseOtherAddressesNamingWhatIsWrongButNotThePath(String url, String problem) {
     assertThatThrownBy(
             () ->
-                SlackWebhookNotifier.validate(
+                SlackWebhookAdapter.validate(
                     url, "arn:aws:secretsmanager:us-east-1:123456789012:secret:s-AbCdEf"))
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(
@@ -66,7 +66,7 @@ class SlackWebhookValidationTest {
   void shouldRefuseAWebhookUrlInTheEnvironmentWithoutEchoingIt() {
     var url = "https://hooks.slack.com/services/T/B/" + TOKEN;
     var env = new Settings(Map.of("SLACK_WEBHOOK_URL", url));
-    SecretReader never =
+    SecretPort never =
         ref -> {
           throw new AssertionError("no secret may be read at wiring");
         };
@@ -94,7 +94,7 @@ class SlackWebhookValidationTest {
             Map.of(
                 "SLACK_WEBHOOK_SECRET",
                 "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpufleet/slack-AbCdEf"));
-    SecretReader never =
+    SecretPort never =
         ref -> {
           throw new AssertionError("the secret must not be read at init");
         };

@@ -3,7 +3,7 @@ package io.gpufleet.core.pricing;
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
-import io.gpufleet.core.store.BlobStore;
+import io.gpufleet.core.store.BlobStorePort;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -35,7 +35,7 @@ public final class OnDemandPricing {
    * @param cacheStore where to persist prices between runs (the report bucket); empty = memory only
    */
   public static OnDemandPriceChain create(
-      AwsClients aws, Settings settings, Optional<BlobStore> cacheStore, Clock clock) {
+      AwsClients aws, Settings settings, Optional<BlobStorePort> cacheStore, Clock clock) {
     var endpoint = settings.optional("PRICING_ENDPOINT_REGION");
     if (endpoint.isPresent() && !ENDPOINT_REGIONS.contains(endpoint.get())) {
       throw new ConfigException(
@@ -46,16 +46,19 @@ public final class OnDemandPricing {
     }
     int rate = settings.integer("PRICING_RATE_PER_SECOND", 5, 1, 100);
     int burst = settings.integer("PRICING_BURST", 10, 1, 100);
-    Optional<PricingApi> api =
+    Optional<PricingApiPort> api =
         settings.bool("PRICING_API", true)
-            ? Optional.of(new PricingApiClient(aws, endpoint, rate, burst))
+            ? Optional.of(new PricingApiAdapter(aws, endpoint, rate, burst))
             : Optional.empty();
     return create(api, settings, cacheStore, clock);
   }
 
-  /** The same chain over any {@link PricingApi} (tests, the simulator, benchmarks). */
+  /** The same chain over any {@link PricingApiPort} (tests, the simulator, benchmarks). */
   public static OnDemandPriceChain create(
-      Optional<PricingApi> api, Settings settings, Optional<BlobStore> cacheStore, Clock clock) {
+      Optional<PricingApiPort> api,
+      Settings settings,
+      Optional<BlobStorePort> cacheStore,
+      Clock clock) {
     Duration ttl =
         settings.duration("PRICE_CACHE_TTL", Duration.ofHours(168), Duration.ofDays(365));
     String key = settings.string("PRICE_CACHE_KEY", "pricing/on-demand-prices.json");

@@ -26,7 +26,7 @@ class OnDemandPriceChainTest {
   Clock clock = Clock.fixed(now, ZoneOffset.UTC);
 
   /** A Pricing API fake: prices by type, counts calls, fails while failing > 0. */
-  static final class FakeApi implements PricingApi {
+  static final class FakeApi implements PricingApiPort {
     final Map<String, BigDecimal> prices = new ConcurrentHashMap<>();
     final AtomicInteger calls = new AtomicInteger();
     final AtomicInteger failing = new AtomicInteger();

@@ -1,0 +1,114 @@
+package io.gpufleet.preflight.aws;
+
+import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.preflight.DedupeStorePort;
+import io.gpufleet.preflight.PlanLoaderPort;
+import io.gpufleet.preflight.PreflightSettings;
+import io.gpufleet.preflight.ReportStorePort;
+import io.gpufleet.preflight.model.PreflightReport;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.function.Supplier;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * The results bucket: full reports as JSON ({@code <prefix>reports/yyyy/MM/dd/<plan>-<time>.json}),
+ * dedupe markers created with a conditional write ({@code If-None-Match: *}, so exactly one of
+ * concurrent deliveries wins, across containers), and plan documents read by URI.
+ */
+public final class S3ReportAdapter implements ReportStorePort, DedupeStorePort, PlanLoaderPort {
+  private static final DateTimeFormatter DAY =
+      DateTimeFormatter.ofPattern("yyyy/MM/dd").withZone(ZoneOffset.UTC);
+  private final Supplier<S3Client> s3;
+  private final String bucket;
+  private final String prefix;
+
+  public S3ReportAdapter(S3Client s3, String bucket, String prefix) {
+    this(() -> s3, bucket, prefix);
+  }
+
+  /**
+   * Over a client made on first use: a function with no results bucket reads S3 only for a plan
+   * given as an {@code s3://} URI, so its cold start need not build an S3 client for nothing.
+   */
+  public S3ReportAdapter(Supplier<S3Client> s3, String bucket, String prefix) {
+    this.s3 = s3;
+    this.bucket = bucket;
+    this.prefix = prefix;
+  }
+
+  @Override
+  public Optional<String> save(PreflightReport report) {
+    String name = report.plan().replaceAll("[^A-Za-z0-9._-]", "_");
+    String key =
+        prefix
+            + "reports/"
+            + DAY.format(report.generatedAt())
+            + "/"
+            + name
+            + "-"
+            + report.generatedAt().toString().replace(":", "")
+            + ".json";
+    s3.get()
+        .putObject(
+            r -> r.bucket(bucket).key(key).contentType("application/json"),
+            RequestBody.fromString(Json.writePretty(report), StandardCharsets.UTF_8));
+    return Optional.of("s3://" + bucket + "/" + key);
+  }
+
+  @Override
+  public boolean claim(String dedupeKey) {
+    try {
+      s3.get()
+          .putObject(
+              r ->
+                  r.bucket(bucket)
+                      .key(markerKey(dedupeKey))
+                      .ifNoneMatch("*")
+                      .contentType("text/plain"),
+              RequestBody.fromString(dedupeKey, StandardCharsets.UTF_8));
+      return true;
+    } catch (S3Exception e) {
+      // 412: the marker exists; 409: a concurrent conditional write of the same key won
+      if (e.statusCode() == 412 || e.statusCode() == 409) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public void release(String dedupeKey) {
+    s3.get().deleteObject(r -> r.bucket(bucket).key(markerKey(dedupeKey)));
+  }
+
+  String markerKey(String dedupeKey) {
+    try {
+      var sha =
+          MessageDigest.getInstance("SHA-256").digest(dedupeKey.getBytes(StandardCharsets.UTF_8));
+      return prefix + "dedupe/" + HexFormat.of().formatHex(sha);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public String read(String uri) {
+    String[] parts = PreflightSettings.checkS3Uri(uri);
+    try {
+      return s3.get().getObjectAsBytes(r -> r.bucket(parts[0]).key(parts[1])).asUtf8String();
+    } catch (NoSuchKeyException | NoSuchBucketException e) {
+      throw new ConfigException("plan " + uri + " does not exist");
+    }
+  }
+}

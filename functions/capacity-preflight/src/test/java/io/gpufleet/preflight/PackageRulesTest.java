@@ -1,0 +1,12 @@
+package io.gpufleet.preflight;
+
+import io.gpufleet.sim.arch.PortsAndAdapters;
+import org.junit.jupiter.api.Test;
+
+/** The domain package uses none of its aws, k8s or wiring packages; no package cycle. */
+class PackageRulesTest {
+  @Test
+  void shouldKeepPortsInTheDomainAndAdaptersOutsideIt() {
+    PortsAndAdapters.check("io.gpufleet.preflight");
+  }
+}

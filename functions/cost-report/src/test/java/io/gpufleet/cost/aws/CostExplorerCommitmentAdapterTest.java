@@ -1,0 +1,168 @@
+package io.gpufleet.cost.aws;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.cost.model.Commitments;
+import io.gpufleet.cost.model.ReportWindow;
+import io.gpufleet.sim.aws.AwsStubServer;
+import io.gpufleet.sim.aws.AwsStubServer.Reply;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.costexplorer.CostExplorerClient;
+
+/**
+ * The real SDK Cost Explorer client against a local stub (moto has none of the coverage calls)
+ * answering in the documented response shapes; every request the stub receives is checked against
+ * botocore's ce 2017-10-25 model.
+ */
+class CostExplorerCommitmentAdapterTest {
+  static final AwsStubServer STUB = AwsStubServer.start();
+  static final String PREFIX = "AWSInsightsIndexService.";
+  static final Optional<BotocoreModel> MODEL = BotocoreModel.load("ce", "2017-10-25");
+  final ReportWindow window =
+      new ReportWindow(
+          "24h", Instant.parse("2026-11-29T02:00:00Z"), Instant.parse("2026-11-30T02:00:00Z"));
+
+  final CostExplorerClient ce =
+      new AwsClients(
+              Region.US_EAST_1,
+              StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")),
+              Optional.of(STUB.endpoint()))
+          .build(CostExplorerClient.builder());
+
+  @BeforeEach
+  void reset() {
+    STUB.reset();
+  }
+
+  @AfterAll
+  static void stop() {
+    STUB.close();
+  }
+
+  static String page(String nextToken, String family, String covered, String total) {
+    return """
+        {"SavingsPlansCoverages":[{"Attributes":{"INSTANCE_FAMILY":"%s","REGION":"us-east-1"},
+          "Coverage":{"SpendCoveredBySavingsPlans":"%s","OnDemandCost":"0","TotalCost":"%s",
+          "CoveragePercentage":"0"},"TimePeriod":{"Start":"2026-11-29","End":"2026-11-30"}}]%s}
+        """
+        .formatted(
+            family,
+            covered,
+            total,
+            nextToken == null ? "" : ",\"NextToken\":\"" + nextToken + "\"");
+  }
+
+  void answerAll() {
+    STUB.on(
+        PREFIX + "GetSavingsPlansCoverage",
+        c ->
+            Reply.json(
+                c.body().contains("\"NextToken\":\"p2\"")
+                    ? page(null, "p5", "450.0", "600.0")
+                    : page("p2", "p5", "870.0", "1320.0")));
+    STUB.on(
+        PREFIX + "GetSavingsPlansUtilization",
+        c ->
+            Reply.json(
+                """
+                {"Total":{"Utilization":{"TotalCommitment":"1000","UsedCommitment":"792",
+                "UnusedCommitment":"208","UtilizationPercentage":"79.2"},
+                "Savings":{"NetSavings":"528","OnDemandCostEquivalent":"1320"}}}
+                """));
+    STUB.on(
+        PREFIX + "GetReservationCoverage",
+        c ->
+            Reply.json(
+                """
+                {"CoveragesByTime":[{"TimePeriod":{"Start":"2026-11-29","End":"2026-11-30"},
+                "Groups":[{"Attributes":{"instanceType":"g6e.12xlarge","region":"us-east-1"},
+                "Coverage":{"CoverageHours":{"OnDemandHours":"24","ReservedHours":"72",
+                "TotalRunningHours":"96","CoverageHoursPercentage":"75"}}}]}]}
+                """));
+    STUB.on(
+        PREFIX + "GetReservationUtilization",
+        c ->
+            Reply.json(
+                """
+                {"UtilizationsByTime":[],"Total":{"TotalAmortizedFee":"453.32",
+                "OnDemandCostOfRIHoursUsed":"755.47"}}
+                """));
+  }
+
+  @Test
+  void shouldBlendSavingsPlanAndReservedCoverageIntoTheRateEachNodePaid() {
+    answerAll();
+
+    Commitments c = new CostExplorerCommitmentAdapter(ce).read(window);
+
+    assertThat(c.source()).isEqualTo(Commitments.COST_EXPLORER);
+    // two pages: (870 + 450) covered of (1320 + 600)
+    assertThat(c.savingsPlansByFamily().get("us-east-1/p5").covered())
+        .isCloseTo(1320 / 1920.0, within(1e-9));
+    assertThat(c.savingsPlanRatio()).isCloseTo(0.6, within(1e-9));
+    assertThat(c.reservedByType().get("us-east-1/g6e.12xlarge").covered()).isEqualTo(0.75);
+    assertThat(c.reservedRatio()).isCloseTo(453.32 / 755.47, within(1e-9));
+
+    var p5 = c.effective("us-east-1", "p5.48xlarge", new BigDecimal("55.04")).orElseThrow();
+    double cov = 1320 / 1920.0;
+    assertThat(p5.perHour().doubleValue()).isCloseTo(55.04 * (1 - cov + cov * 0.6), within(1e-6));
+    assertThat(p5.source()).isEqualTo("savings-plan (cost-explorer)");
+    assertThat(c.effective("us-east-1", "g5.xlarge", new BigDecimal("1.006"))).isEmpty();
+    assertThat(c.effective("eu-west-1", "p5.48xlarge", new BigDecimal("55.04"))).isEmpty();
+  }
+
+  @Test
+  void shouldAskForTheWindowsDaysGroupedAndFilteredAsTheServiceModelAllows() throws Exception {
+    answerAll();
+
+    new CostExplorerCommitmentAdapter(ce).read(window);
+
+    assertThat(STUB.calls()).hasSize(5);
+    JsonNode first =
+        Json.MAPPER.readTree(STUB.calls(PREFIX + "GetSavingsPlansCoverage").get(0).body());
+    assertThat(first.at("/TimePeriod/Start").asText()).isEqualTo("2026-11-29");
+    assertThat(first.at("/TimePeriod/End").asText()).isEqualTo("2026-12-01");
+    assertThat(first.at("/Granularity").asText()).isEqualTo("DAILY");
+    assertThat(first.at("/GroupBy/0/Key").asText()).isEqualTo("INSTANCE_FAMILY");
+    assertThat(first.at("/Filter/Dimensions/Key").asText()).isEqualTo("SERVICE");
+    assertThat(STUB.calls().stream().map(AwsStubServer.Call::region)).containsOnly("us-east-1");
+    if (MODEL.isEmpty()) {
+      if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+        throw new AssertionError("botocore's ce model not found in the test venv: required in CI");
+      }
+      Assumptions.abort("botocore not found (set MOTO_SERVER to the venv's moto_server)");
+    }
+    for (var call : STUB.calls()) {
+      assertThat(MODEL.get().validate(call.operation().substring(PREFIX.length()), call.body()))
+          .as(call.operation())
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void shouldLeaveListPricesWhenNothingIsCovered() {
+    STUB.on(PREFIX + "GetSavingsPlansCoverage", c -> Reply.json("{\"SavingsPlansCoverages\":[]}"));
+    STUB.on(
+        PREFIX + "GetSavingsPlansUtilization", c -> Reply.json("{\"Total\":{\"Utilization\":{}}}"));
+    STUB.on(PREFIX + "GetReservationCoverage", c -> Reply.json("{\"CoveragesByTime\":[]}"));
+    STUB.on(PREFIX + "GetReservationUtilization", c -> Reply.json("{\"UtilizationsByTime\":[]}"));
+
+    Commitments c = new CostExplorerCommitmentAdapter(ce).read(window);
+
+    assertThat(c.effective("us-east-1", "p5.48xlarge", new BigDecimal("55.04"))).isEmpty();
+    assertThat(c.notes()).singleElement().asString().contains("0 families");
+  }
+}

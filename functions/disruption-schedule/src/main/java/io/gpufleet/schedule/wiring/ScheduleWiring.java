@@ -1,0 +1,81 @@
+package io.gpufleet.schedule.wiring;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.OutcomeSinks;
+import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
+import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
+import io.gpufleet.schedule.PolicySourcePort;
+import io.gpufleet.schedule.ScheduleReporter;
+import io.gpufleet.schedule.ScheduleService;
+import io.gpufleet.schedule.ScheduleSettings;
+import io.gpufleet.schedule.aws.S3PolicyAdapter;
+import io.gpufleet.schedule.aws.SsmPolicyAdapter;
+import io.gpufleet.schedule.k8s.ScheduleClusterAdapter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.function.Supplier;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.ssm.SsmClient;
+
+/**
+ * Builds the schedule service from the environment, once per Lambda init. {@code KUBE_API_URL}
+ * (with optional {@code KUBE_CA_DATA}, {@code KUBE_TOKEN}) bypasses EKS DescribeCluster for local
+ * runs.
+ */
+public final class ScheduleWiring {
+  public static final String EVENT_SOURCE = "gpufleet.disruption-schedule";
+
+  private ScheduleWiring() {}
+
+  public record Wired(ScheduleService service, MetricsPort metrics, AutoCloseable client) {}
+
+  public static Wired fromEnvironment() {
+    Settings env = Settings.fromEnvironment();
+    ScheduleSettings settings = ScheduleSettings.from(env);
+    Clock clock = Clock.systemUTC();
+    Supplier<AwsClients> aws = AwsClients.lazyFromEnvironment();
+    KubernetesClient kube = KubeClients.fromEnvironment(env, settings.clusterName(), aws, clock);
+    var sinks = OutcomeSinks.fromEnvironment(env, aws, EVENT_SOURCE);
+    MetricsPort metrics = new PowertoolsMetricsAdapter();
+    PolicySourcePort source = policySource(settings.policySource(), aws);
+    var service =
+        service(kube, settings, source, metrics, sinks.publisher(), sinks.notifier(), clock);
+    return new Wired(service, metrics, kube);
+  }
+
+  /** ssm:/name, s3://bucket/key, file:/path, or the document itself. */
+  public static PolicySourcePort policySource(String spec, Supplier<AwsClients> aws) {
+    if (spec.startsWith("ssm:")) {
+      return new SsmPolicyAdapter(aws.get().build(SsmClient.builder()), spec.substring(4));
+    }
+    if (spec.startsWith("s3://")) {
+      String rest = spec.substring(5);
+      int slash = rest.indexOf('/');
+      return new S3PolicyAdapter(
+          aws.get().build(S3Client.builder()), rest.substring(0, slash), rest.substring(slash + 1));
+    }
+    if (spec.startsWith("file:")) {
+      return PolicySourcePort.file(Path.of(spec.substring(5)));
+    }
+    return PolicySourcePort.inline(spec, "inline");
+  }
+
+  /** The schedule service over a Kubernetes client: shared by the CLI, simulate, bench, tests. */
+  public static ScheduleService service(
+      KubernetesClient kube,
+      ScheduleSettings settings,
+      PolicySourcePort source,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
+      Clock clock) {
+    var cluster = new ScheduleClusterAdapter(kube, clock);
+    var reporter = new ScheduleReporter(cluster, metrics, publisher, notifier);
+    return new ScheduleService(settings, source, cluster, reporter, clock);
+  }
+}

@@ -1,0 +1,84 @@
+package io.gpufleet.schedule.aws;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gpufleet.schedule.PolicySourcePort;
+import io.gpufleet.schedule.ScheduleSettings;
+import io.gpufleet.schedule.policy.PolicyParser;
+import io.gpufleet.schedule.wiring.ScheduleWiring;
+import io.gpufleet.sim.aws.AwsEmulatorExtension;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.ssm.SsmClient;
+import software.amazon.awssdk.services.ssm.model.ParameterType;
+
+/** The policy read from an SSM parameter and from an S3 object through the real SDK clients. */
+class PolicyAdapterTest {
+  @RegisterExtension
+  static final AwsEmulatorExtension AWS = AwsEmulatorExtension.forServices("ssm", "s3");
+
+  static final String POLICY =
+      """
+      timeZone: America/New_York
+      defaultWindow: off-hours
+      windows: { business-hours: { days: mon-fri, hours: "09:00-17:00" } }
+      workloads: [{ name: w, selector: { namespaces: [n] }, replicas: { off-hours: 0 } }]
+      """;
+
+  Supplier<io.gpufleet.core.aws.AwsClients> clients() {
+    return () -> AWS.emulator().clients();
+  }
+
+  @Test
+  void shouldReadAndValidateAPolicyFromASecureStringParameter() {
+    try (var ssm = AWS.emulator().clients().build(SsmClient.builder())) {
+      ssm.putParameter(
+          r ->
+              r.name("/gpufleet/disruption-schedule")
+                  .type(ParameterType.SECURE_STRING)
+                  .value(POLICY)
+                  .overwrite(true));
+    }
+    PolicySourcePort source =
+        ScheduleWiring.policySource("ssm:/gpufleet/disruption-schedule", clients());
+
+    assertThat(source.name()).isEqualTo("ssm:/gpufleet/disruption-schedule");
+    assertThat(PolicyParser.parse(source.load(), source.name()).zone().getId())
+        .isEqualTo("America/New_York");
+  }
+
+  @Test
+  void shouldReadAPolicyFromAnS3Object() {
+    try (var s3 = AWS.emulator().clients().build(S3Client.builder().forcePathStyle(true))) {
+      s3.createBucket(r -> r.bucket("gpufleet-policies"));
+      s3.putObject(
+          r -> r.bucket("gpufleet-policies").key("prod/schedule.yaml"),
+          RequestBody.fromString(POLICY));
+    }
+    PolicySourcePort source =
+        new S3PolicyAdapter(
+            AWS.emulator().clients().build(S3Client.builder().forcePathStyle(true)),
+            "gpufleet-policies",
+            "prod/schedule.yaml");
+
+    assertThat(source.load()).isEqualTo(POLICY);
+    assertThat(source.name()).isEqualTo("s3://gpufleet-policies/prod/schedule.yaml");
+  }
+
+  @Test
+  void shouldFailReadingAMissingParameter() {
+    PolicySourcePort source = ScheduleWiring.policySource("ssm:/gpufleet/missing", clients());
+    assertThatThrownBy(source::load).hasMessageContaining("Parameter /gpufleet/missing not found");
+  }
+
+  @Test
+  void shouldRejectAMalformedPolicyLocationInSettings() {
+    var env = java.util.Map.of("CLUSTER_NAME", "c", "SCHEDULE_POLICY", "s3://Bad_Bucket");
+    assertThatThrownBy(() -> ScheduleSettings.from(new io.gpufleet.core.config.Settings(env)))
+        .hasMessageContaining("is not s3://bucket/key");
+  }
+}

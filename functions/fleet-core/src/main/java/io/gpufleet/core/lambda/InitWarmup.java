@@ -1,0 +1,70 @@
+package io.gpufleet.core.lambda;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * A Lambda function's INIT on two threads: steps that depend on nothing the wiring builds (logging,
+ * JSON mappers, read-only priming over fixed data) run on a second thread while the calling thread
+ * builds the clients. Above about 1,769 MB a function has more than one vCPU, and a JVM's cold
+ * start is mostly single-threaded class loading, so the second thread is nearly free time; below
+ * it, the steps cost what they would cost on the first event anyway.
+ *
+ * <p>Warm-up steps must do no network I/O and capture no credentials, tokens, randomness or wall
+ * clock (they run before a SnapStart snapshot). Each is a head start only: a step that fails is
+ * ignored here and fails again, and is reported, on the path that really needs it. {@link #around}
+ * joins the thread before it returns, so nothing of the warm-up overlaps an invocation.
+ */
+public final class InitWarmup {
+  private final Thread thread;
+
+  private InitWarmup(Thread thread) {
+    this.thread = thread;
+  }
+
+  /** Starts {@code steps}, in order, on one daemon thread. */
+  public static InitWarmup start(List<Runnable> steps) {
+    var copy = List.copyOf(steps);
+    Thread t =
+        new Thread(
+            () -> {
+              for (Runnable step : copy) {
+                try {
+                  step.run();
+                } catch (RuntimeException | LinkageError ignored) {
+                  // a head start only: the main path meets (and reports) the same failure
+                }
+              }
+            },
+            "gpufleet-init-warmup");
+    t.setDaemon(true);
+    t.start();
+    return new InitWarmup(t);
+  }
+
+  /** Runs {@code main} on this thread with {@code steps} on a second one; returns when both end. */
+  public static <T> T around(List<Runnable> steps, Supplier<T> main) {
+    InitWarmup warmup = start(steps);
+    try {
+      return main.get();
+    } finally {
+      warmup.join();
+    }
+  }
+
+  /** Waits for the warm-up to end (keeping this thread's interrupt status). */
+  public void join() {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        thread.join();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,60 @@
+package io.gpufleet.core.outcome;
+
+import software.amazon.lambda.powertools.metrics.Metrics;
+import software.amazon.lambda.powertools.metrics.MetricsFactory;
+import software.amazon.lambda.powertools.metrics.model.DimensionSet;
+import software.amazon.lambda.powertools.metrics.model.MetricUnit;
+
+/**
+ * CloudWatch embedded metric format through Powertools (namespace from
+ * POWERTOOLS_METRICS_NAMESPACE).
+ */
+public final class PowertoolsMetricsAdapter implements MetricsPort {
+  private final Metrics metrics = MetricsFactory.getMetricsInstance();
+  private final String namespace;
+
+  public PowertoolsMetricsAdapter() {
+    metrics.setRaiseOnEmptyMetrics(false);
+    // Powertools reads the variable itself; the default is ours
+    namespace =
+        io.gpufleet.core.config.Settings.fromEnvironment()
+            .string("POWERTOOLS_METRICS_NAMESPACE", "GpuFleetOps");
+    if (namespace.equals("GpuFleetOps")) {
+      metrics.setNamespace(namespace);
+    }
+  }
+
+  @Override
+  public void add(String name, double value, Unit unit) {
+    metrics.addMetric(name, value, unit(unit));
+  }
+
+  /** Written at once as its own EMF document, so each dimension set stays separate. */
+  @Override
+  public void add(String name, double value, Unit unit, java.util.Map<String, String> dimensions) {
+    try {
+      metrics.flushSingleMetric(name, value, unit(unit), namespace, DimensionSet.of(dimensions));
+    } catch (RuntimeException e) {
+      System.err.println("gpufleet: could not write metric " + name + ": " + e);
+    }
+  }
+
+  private static MetricUnit unit(Unit unit) {
+    return switch (unit) {
+      case COUNT -> MetricUnit.COUNT;
+      case MILLISECONDS -> MetricUnit.MILLISECONDS;
+      case PERCENT -> MetricUnit.PERCENT;
+      case NONE -> MetricUnit.NONE;
+    };
+  }
+
+  @Override
+  public void flush() {
+    try {
+      metrics.flush();
+    } catch (RuntimeException e) {
+      // never let metrics mask the invocation's own result or error
+      System.err.println("gpufleet: could not flush metrics: " + e);
+    }
+  }
+}

@@ -1,0 +1,26 @@
+package io.gpufleet.drain.wiring;
+
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.gpufleet.drain.k8s.DrainClusterAdapter;
+import java.util.List;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Init work that does not depend on the cluster client, run on a second thread while the main
+ * thread primes the Jackson 2 paths and builds the client: logging first, then the Jackson 3
+ * classes of the Kubernetes model. No network, credentials, tokens, randomness or clock; the
+ * handler runs them through {@link io.gpufleet.core.lambda.InitWarmup}, which joins them before the
+ * handler is returned, so nothing of it overlaps an invocation.
+ */
+final class DrainWarmup {
+  private DrainWarmup() {}
+
+  /** The steps, in order: logging first, then the Kubernetes model's Jackson 3 classes. */
+  static List<Runnable> steps() {
+    // logging first: the main thread starts with the Jackson 2 work (see DrainHandler.wire), and
+    // the client it builds next logs, so it finds logging ready instead of building it
+    return List.of(
+        () -> LoggerFactory.getLogger(DrainHandler.class),
+        () -> DrainClusterAdapter.prime(new KubernetesSerialization()));
+  }
+}

@@ -1,0 +1,299 @@
+package io.gpufleet.drain.wiring;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.OutcomeSinks;
+import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.NotifierPort;
+import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
+import io.gpufleet.core.time.Sleeper;
+import io.gpufleet.drain.CapacityReservationPort;
+import io.gpufleet.drain.ClusterList;
+import io.gpufleet.drain.ClusterRouter;
+import io.gpufleet.drain.ContinuationPort;
+import io.gpufleet.drain.DrainClusterPort;
+import io.gpufleet.drain.DrainReporter;
+import io.gpufleet.drain.DrainService;
+import io.gpufleet.drain.DrainSettings;
+import io.gpufleet.drain.InstanceLookupPort;
+import io.gpufleet.drain.LazyDrainClusterPort;
+import io.gpufleet.drain.LifecyclePort;
+import io.gpufleet.drain.NegativeCache;
+import io.gpufleet.drain.k8s.DrainClusterAdapter;
+import java.time.Clock;
+import java.util.function.Supplier;
+
+/**
+ * Builds the drain service from the environment, once per Lambda init. {@code KUBE_API_URL} (with
+ * optional {@code KUBE_CA_DATA}, {@code KUBE_TOKEN}) bypasses EKS DescribeCluster for local runs.
+ */
+public final class DrainWiring {
+  public static final String EVENT_SOURCE = "gpufleet.interruption-drain";
+
+  private DrainWiring() {}
+
+  /**
+   * {@code prime} readies the cluster client's JSON paths without a request (init only); {@code
+   * client} is closed only by one-shot local runs (a Lambda environment keeps it).
+   */
+  public record Wired(
+      DrainService service, MetricsPort metrics, Runnable prime, AutoCloseable client) {}
+
+  public static Wired fromEnvironment() {
+    Settings env = Settings.fromEnvironment();
+    DrainSettings settings = DrainSettings.from(env);
+    ClusterList clusters = ClusterList.from(env);
+    Clock clock = Clock.systemUTC();
+    Supplier<AwsClients> aws = AwsClients.lazyFromEnvironment();
+    if (clusters.many() && env.optional("KUBE_API_URL").isPresent()) {
+      throw new io.gpufleet.core.config.ConfigException(
+          "KUBE_API_URL names one API server but CLUSTER_NAMES lists "
+              + clusters.names().size()
+              + " clusters: unset KUBE_API_URL (each cluster is found with EKS DescribeCluster)");
+    }
+    var sinks = OutcomeSinks.fromEnvironment(env, aws, EVENT_SOURCE);
+    MetricsPort metrics = new PowertoolsMetricsAdapter();
+    LifecyclePort hooks = lifecycleHooks(aws);
+    ContinuationPort continuations = continuations(env, aws);
+    // the first cluster at init (SnapStart primes its client); any other on first use, so one
+    // unreachable or mistyped cluster fails its own events, not the function's init
+    KubernetesClient primaryKube = KubeClients.fromEnvironment(env, clusters.primary(), aws, clock);
+    var primary = new DrainClusterAdapter(primaryKube);
+    var ports = new java.util.LinkedHashMap<String, DrainClusterPort>();
+    ports.put(clusters.primary(), primary);
+    var extraKubes = new java.util.concurrent.CopyOnWriteArrayList<KubernetesClient>();
+    for (String name : clusters.names().subList(1, clusters.names().size())) {
+      ports.put(
+          name,
+          new LazyDrainClusterPort(
+              name,
+              () -> {
+                var kube = KubeClients.fromEnvironment(env, name, aws, clock);
+                extraKubes.add(kube);
+                return new DrainClusterAdapter(kube);
+              }));
+    }
+    var members =
+        members(
+            ports,
+            settings,
+            metrics,
+            sinks.publisher(),
+            sinks.notifier(),
+            clock,
+            Sleeper.SYSTEM,
+            hooks,
+            continuations);
+    DrainService service = entry(members, clusters, clock);
+    if (env.bool("DRAIN_CAPACITY_BLOCK_EC2_LOOKUP", true)) {
+      service.findReservationInstancesWith(reservationInstances(aws));
+    }
+    if (env.bool("DRAIN_NODE_LOOKUP_EC2", true)) {
+      service.lookUpInstancesWith(InstanceLookupPort.remembering(instanceDirectory(aws), 4096));
+    }
+    AutoCloseable close =
+        () -> {
+          primaryKube.close();
+          for (var k : extraKubes) {
+            k.close();
+          }
+        };
+    return new Wired(service, metrics, primary::prime, close);
+  }
+
+  /** One router-less drain service per cluster, in the list's order. */
+  static java.util.List<ClusterRouter.Member> members(
+      java.util.Map<String, DrainClusterPort> ports,
+      DrainSettings settings,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
+      Clock clock,
+      Sleeper sleeper,
+      LifecyclePort hooks,
+      ContinuationPort continuations) {
+    var members = new java.util.ArrayList<ClusterRouter.Member>();
+    for (var e : ports.entrySet()) {
+      var cluster = e.getValue();
+      var own = settings.withClusterName(e.getKey());
+      var reporter = new DrainReporter(cluster, metrics, publisher, notifier, own.options());
+      members.add(
+          new ClusterRouter.Member(
+              e.getKey(),
+              new DrainService(own, cluster, reporter, clock, sleeper, hooks, continuations),
+              cluster));
+    }
+    return members;
+  }
+
+  /** The first member's service, routing among all members when there are several. */
+  static DrainService entry(
+      java.util.List<ClusterRouter.Member> members, ClusterList clusters, Clock clock) {
+    DrainService first = members.get(0).service();
+    if (members.size() == 1) {
+      return first;
+    }
+    return first.routeAcross(
+        new ClusterRouter(
+            members, new NegativeCache(clusters.negativeTtl(), clusters.negativeMax(), clock)));
+  }
+
+  /**
+   * A drain service for several clusters (name → client, in order): the wiring simulate, the CLI
+   * and the tests share with the Lambda's.
+   */
+  public static DrainService routed(
+      java.util.Map<String, KubernetesClient> kubes,
+      ClusterList clusters,
+      DrainSettings settings,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
+      Clock clock,
+      Sleeper sleeper) {
+    return routed(
+        kubes,
+        clusters,
+        settings,
+        metrics,
+        publisher,
+        notifier,
+        clock,
+        sleeper,
+        null,
+        ContinuationPort.NONE);
+  }
+
+  /** As above, with Auto Scaling lifecycle hooks handled through {@code hooks}. */
+  public static DrainService routed(
+      java.util.Map<String, KubernetesClient> kubes,
+      ClusterList clusters,
+      DrainSettings settings,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
+      Clock clock,
+      Sleeper sleeper,
+      LifecyclePort hooks,
+      ContinuationPort continuations) {
+    var ports = new java.util.LinkedHashMap<String, DrainClusterPort>();
+    kubes.forEach((name, kube) -> ports.put(name, new DrainClusterAdapter(kube)));
+    return entry(
+        members(
+            ports, settings, metrics, publisher, notifier, clock, sleeper, hooks, continuations),
+        clusters,
+        clock);
+  }
+
+  /**
+   * EC2 DescribeInstances for one instance (node name, cluster tags), client built on first use.
+   */
+  static InstanceLookupPort instanceDirectory(Supplier<AwsClients> aws) {
+    var adapter =
+        new java.util.concurrent.atomic.AtomicReference<
+            io.gpufleet.drain.aws.Ec2InstancesAdapter>();
+    return id ->
+        adapter
+            .updateAndGet(
+                a -> a != null ? a : io.gpufleet.drain.aws.Ec2InstancesAdapter.from(aws.get()))
+            .describe(id);
+  }
+
+  /** EC2 DescribeInstances for a Capacity Block's instances, client built on first use. */
+  static CapacityReservationPort reservationInstances(Supplier<AwsClients> aws) {
+    var adapter = new java.util.concurrent.atomic.AtomicReference<CapacityReservationPort>();
+    return id ->
+        adapter
+            .updateAndGet(
+                a -> a != null ? a : io.gpufleet.drain.aws.Ec2InstancesAdapter.from(aws.get()))
+            .runningInstances(id);
+  }
+
+  /**
+   * The Auto Scaling client, built on first use (SnapStart: no client state in the snapshot that a
+   * lifecycle event does not need; a spot-only deployment never builds it).
+   */
+  static LifecyclePort lifecycleHooks(Supplier<AwsClients> aws) {
+    var port =
+        new java.util.concurrent.atomic.AtomicReference<
+            io.gpufleet.drain.aws.AutoScalingLifecycleAdapter>();
+    Supplier<LifecyclePort> lazy =
+        () ->
+            port.updateAndGet(
+                p ->
+                    p != null
+                        ? p
+                        : new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(
+                            aws.get()
+                                .build(
+                                    software.amazon.awssdk.services.autoscaling.AutoScalingClient
+                                        .builder())));
+    return new LifecyclePort() {
+      @Override
+      public void heartbeat(Hook hook) throws HookGoneException {
+        lazy.get().heartbeat(hook);
+      }
+
+      @Override
+      public void complete(Hook hook, String result) throws HookGoneException {
+        lazy.get().complete(hook, result);
+      }
+    };
+  }
+
+  /** {@code LIFECYCLE_CONTINUATION_QUEUE_URL}: where delayed continuations go (none: unset). */
+  static ContinuationPort continuations(Settings env, Supplier<AwsClients> aws) {
+    var url = env.optional("LIFECYCLE_CONTINUATION_QUEUE_URL").filter(u -> !u.isBlank());
+    if (url.isEmpty()) {
+      return ContinuationPort.NONE;
+    }
+    var client =
+        new java.util.concurrent.atomic.AtomicReference<
+            software.amazon.awssdk.services.sqs.SqsClient>();
+    return (body, delay) ->
+        new io.gpufleet.drain.aws.SqsContinuationAdapter(
+                client.updateAndGet(
+                    c ->
+                        c != null
+                            ? c
+                            : aws.get()
+                                .build(software.amazon.awssdk.services.sqs.SqsClient.builder())),
+                url.get())
+            .schedule(body, delay);
+  }
+
+  /**
+   * A drain service over a Kubernetes client with the given outcome sinks: the wiring the CLI,
+   * simulate, the benchmarks and the tests share (the Lambda adds AWS sinks in fromEnvironment).
+   */
+  public static DrainService service(
+      KubernetesClient kube,
+      DrainSettings settings,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
+      Clock clock,
+      Sleeper sleeper) {
+    return service(
+        kube, settings, metrics, publisher, notifier, clock, sleeper, null, ContinuationPort.NONE);
+  }
+
+  /** As above, with Auto Scaling lifecycle hooks handled through {@code hooks}. */
+  public static DrainService service(
+      KubernetesClient kube,
+      DrainSettings settings,
+      MetricsPort metrics,
+      EventPublisherPort publisher,
+      NotifierPort notifier,
+      Clock clock,
+      Sleeper sleeper,
+      LifecyclePort hooks,
+      ContinuationPort continuations) {
+    var cluster = new DrainClusterAdapter(kube);
+    var reporter = new DrainReporter(cluster, metrics, publisher, notifier, settings.options());
+    return new DrainService(settings, cluster, reporter, clock, sleeper, hooks, continuations);
+  }
+}
