@@ -107,8 +107,8 @@ smoke capacity-preflight '{"bogus":1}' 'payload rejected'
 # size + ~1 MiB) for the functions still over 25 MiB (docs/deploy.md "Deployment jar sizes" says why); any
 # other function, and any future one, is held to 25 MiB.
 echo "== deployment jar sizes"
-LIMIT_MIB_INTERRUPTION_DRAIN=30 LIMIT_MIB_DISRUPTION_SCHEDULE=37 LIMIT_MIB_COST_REPORT=60 \
-  LIMIT_MIB_CAPACITY_PREFLIGHT=57 "$ROOT/scripts/jar-sizes.sh"
+LIMIT_MIB_INTERRUPTION_DRAIN=29 LIMIT_MIB_DISRUPTION_SCHEDULE=36 LIMIT_MIB_COST_REPORT=59 \
+  LIMIT_MIB_CAPACITY_PREFLIGHT=56 "$ROOT/scripts/jar-sizes.sh"
 
 echo "== template tier"
 VENV="$VENV" CHECKOV="$CHECKOV_VENV/bin/checkov" "$ROOT/deploy/check-template.sh"
