@@ -56,7 +56,7 @@ public final class LogConfigurator extends ContextAwareBase implements Configura
     Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
     if ("text".equals(properties.apply(FORMAT_PROPERTY))) {
       var encoder = new PatternLayoutEncoder();
-      encoder.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{1} %msg%n");
+      encoder.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{0} %msg%n");
       root.addAppender(console(context, "text", "System.err", encoder));
       String level = properties.apply(TEXT_LEVEL_PROPERTY);
       root.setLevel(Level.toLevel(level, Level.WARN));
