@@ -172,7 +172,7 @@ final class Confinement implements AutoCloseable {
     var rest = new ArrayList<String>(jvmExtra);
     rest.add("-cp");
     rest.add(System.getProperty("java.class.path"));
-    rest.add("-Dlog4j2.configurationFile=classpath:log4j2-cli.xml");
+    rest.add("-Dgpufleet.logFormat=text");
     rest.add(BenchChild.class.getName());
     rest.add(role);
     var pb = new ProcessBuilder(java(rest)).redirectError(ProcessBuilder.Redirect.INHERIT);

@@ -44,7 +44,7 @@ public final class Main implements Callable<Integer> {
   }
 
   public static void main(String[] argv) {
-    System.setProperty("log4j2.configurationFile", "classpath:log4j2-cli.xml");
+    System.setProperty("gpufleet.logFormat", "text"); // lambda-logging: text on stderr, not JSON
     System.exit(run(Arrays.asList(argv), System.out, System.err));
   }
 

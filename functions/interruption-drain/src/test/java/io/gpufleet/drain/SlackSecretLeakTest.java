@@ -2,6 +2,12 @@ package io.gpufleet.drain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.ThrowableProxy;
+import ch.qos.logback.core.AppenderBase;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.SecretsManagerAdapter;
@@ -29,12 +35,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -65,21 +65,16 @@ class SlackSecretLeakTest {
   String secretArn;
 
   /** Every log event of every logger, message and throwable chain, as text. */
-  final class Capture extends AbstractAppender {
-    Capture() {
-      super("leak-capture", null, null, true, Property.EMPTY_ARRAY);
-    }
-
+  final class Capture extends AppenderBase<ILoggingEvent> {
     @Override
-    public void append(LogEvent event) {
-      var text = new StringBuilder(event.getMessage().getFormattedMessage());
-      for (Object p :
-          event.getMessage().getParameters() == null
-              ? new Object[0]
-              : event.getMessage().getParameters()) {
+    protected void append(ILoggingEvent event) {
+      var text = new StringBuilder(event.getFormattedMessage());
+      for (Object p : event.getArgumentArray() == null ? new Object[0] : event.getArgumentArray()) {
         text.append(' ').append(p);
       }
-      for (Throwable t = event.getThrown(); t != null; t = t.getCause()) {
+      Throwable thrown =
+          event.getThrowableProxy() instanceof ThrowableProxy proxy ? proxy.getThrowable() : null;
+      for (Throwable t = thrown; t != null; t = t.getCause()) {
         text.append(' ').append(t);
         for (Throwable s : t.getSuppressed()) {
           text.append(' ').append(s);
@@ -87,6 +82,11 @@ class SlackSecretLeakTest {
       }
       logLines.add(text.toString());
     }
+  }
+
+  static Logger root() {
+    var context = (LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
+    return context.getLogger(Logger.ROOT_LOGGER_NAME);
   }
 
   @BeforeEach
@@ -106,23 +106,22 @@ class SlackSecretLeakTest {
     client = cluster.newClient();
     DemoFleet.populate(cluster);
 
-    var context = (LoggerContext) LogManager.getContext(false);
-    var root = context.getConfiguration().getRootLogger();
+    var root = root();
     rootLevel = root.getLevel();
     capture = new Capture();
+    capture.setContext(root.getLoggerContext());
+    capture.setName("leak-capture");
     capture.start();
-    root.addAppender(capture, Level.ALL, null);
+    root.addAppender(capture);
     root.setLevel(Level.ALL);
-    context.updateLoggers();
   }
 
   @AfterEach
   void stop() {
-    var context = (LoggerContext) LogManager.getContext(false);
-    var root = context.getConfiguration().getRootLogger();
-    root.removeAppender(capture.getName());
+    var root = root();
+    root.detachAppender(capture);
+    capture.stop();
     root.setLevel(rootLevel);
-    context.updateLoggers();
     client.close();
     cluster.close();
     slack.stop(0);

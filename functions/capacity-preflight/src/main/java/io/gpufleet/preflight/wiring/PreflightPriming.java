@@ -1,7 +1,7 @@
 package io.gpufleet.preflight.wiring;
 
-import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.aws.Ec2Xml;
+import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStart;
 import io.gpufleet.preflight.PlanParser;

@@ -153,7 +153,8 @@ class Ec2AndS3AdaptersTest {
               assertThat(i.state()).isEqualTo("running");
             });
     assertThat(
-            Ec2InstanceAdapter.map(instance("<instanceLifecycle>capacity-block</instanceLifecycle>"))
+            Ec2InstanceAdapter.map(
+                    instance("<instanceLifecycle>capacity-block</instanceLifecycle>"))
                 .lifecycle())
         .isEqualTo(Lifecycle.CAPACITY_BLOCK);
     assertThat(
