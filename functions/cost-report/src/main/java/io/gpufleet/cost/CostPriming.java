@@ -1,7 +1,7 @@
 package io.gpufleet.cost;
 
 import io.gpufleet.core.aws.Ec2Xml;
-import io.gpufleet.core.lambda.SnapStart;
+import io.gpufleet.core.lambda.SnapStartPriming;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.cost.model.Ec2Instance;
 import io.gpufleet.cost.model.InventorySnapshot;
@@ -12,9 +12,6 @@ import io.gpufleet.cost.render.ReportJson;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.crac.Core;
-import org.crac.Resource;
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -22,34 +19,22 @@ import org.slf4j.LoggerFactory;
  * allocation, JSON, CSV, HTML) so those classes are loaded and compiled. No credentials, tokens,
  * network or wall-clock time are captured.
  */
-public final class CostPriming implements Resource {
-  private static final Logger LOG = LoggerFactory.getLogger(CostPriming.class);
-  private static CostPriming instance;
+public final class CostPriming {
 
-  public static synchronized void register() {
-    instance = new CostPriming();
-    Core.getGlobalContext().register(instance);
-  }
-
-  @Override
-  public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
-    prime();
-    // every report reads EC2 answers: the snapshot holds the XML reader's classes
-    Ec2Xml.prime();
-    SnapStart.log(LOG, "snapstart beforeCheckpoint: read-only paths primed");
-  }
+  private CostPriming() {}
 
   /**
-   * One snapshot resumes many environments, hours after its INIT: drop the credentials, EKS token
-   * and API-server connections of INIT (the next call resolves them afresh, nothing here does I/O).
+   * Registers the SnapStart hooks: before the snapshot, {@link #prime()} and the EC2 answer reader
+   * (every report reads EC2 answers: the snapshot holds the XML reader's classes).
    */
-  @Override
-  public void afterRestore(org.crac.Context<? extends Resource> context) {
-    int renewed = SnapStart.afterRestore();
-    SnapStart.log(
-        LOG,
-        "snapstart afterRestore: renewed {} credentials, token and connection holders",
-        renewed);
+  public static void register() {
+    SnapStartPriming.register(
+        CostPriming.class,
+        "read-only paths",
+        () -> {
+          prime();
+          Ec2Xml.prime();
+        });
   }
 
   /**

@@ -1,7 +1,7 @@
 package io.gpufleet.schedule;
 
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.lambda.SnapStart;
+import io.gpufleet.core.lambda.SnapStartPriming;
 import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.policy.Policy;
 import io.gpufleet.schedule.policy.PolicyParser;
@@ -9,18 +9,13 @@ import io.gpufleet.schedule.policy.WindowClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
-import org.crac.Core;
-import org.crac.Resource;
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * SnapStart priming: before the snapshot, run the read-only paths (decode a tick, parse a policy,
  * judge a window, plan over nothing, render an outcome). Captures no credentials, tokens or time.
  */
-public final class SchedulePriming implements Resource {
-  private static final Logger LOG = LoggerFactory.getLogger(SchedulePriming.class);
-  private static SchedulePriming instance;
+public final class SchedulePriming {
 
   static final String TICK =
       "{\"version\":\"0\",\"id\":\"prime\",\"detail-type\":\"GPU Fleet Schedule Tick\","
@@ -37,15 +32,11 @@ public final class SchedulePriming implements Resource {
       workloads: [{ name: w, selector: { namespaces: [n] }, replicas: { off-hours: 0 } }]
       """;
 
-  public static synchronized void register() {
-    instance = new SchedulePriming();
-    Core.getGlobalContext().register(instance);
-  }
+  private SchedulePriming() {}
 
-  @Override
-  public void beforeCheckpoint(org.crac.Context<? extends Resource> context) {
-    prime();
-    SnapStart.log(LOG, "snapstart beforeCheckpoint: read-only paths primed");
+  /** Registers the SnapStart hooks: before the snapshot, {@link #prime()}. */
+  public static void register() {
+    SnapStartPriming.register(SchedulePriming.class, "read-only paths", SchedulePriming::prime);
   }
 
   /** INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}). */
@@ -61,18 +52,5 @@ public final class SchedulePriming implements Resource {
     Json.write(
         ScheduleOutcome.simple(
             ScheduleOutcome.Status.RECONCILED, "c", null, null, Instant.EPOCH, ""));
-  }
-
-  /**
-   * One snapshot resumes many environments, hours after its INIT: drop the credentials, EKS token
-   * and API-server connections of INIT (the next call resolves them afresh, nothing here does I/O).
-   */
-  @Override
-  public void afterRestore(org.crac.Context<? extends Resource> context) {
-    int renewed = SnapStart.afterRestore();
-    SnapStart.log(
-        LOG,
-        "snapstart afterRestore: renewed {} credentials, token and connection holders",
-        renewed);
   }
 }

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * The order in which the java21 runtime runs org.crac hooks, held to the real runtime interface
  * client 2.10.1: beforeCheckpoint in reverse registration order, then restore/next, then
  * afterRestore in registration order; a resource nobody keeps a strong reference to is not run (the
- * context holds weak references), which is why every {@code *Priming} keeps its instance.
+ * context holds weak references), which is why {@code io.gpufleet.core.lambda.SnapStartPriming}
+ * keeps each function's instance.
  */
 class SnapStartHookOrderIT {
   @Test
