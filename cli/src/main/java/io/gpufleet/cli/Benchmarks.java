@@ -44,6 +44,35 @@ final class Benchmarks {
     }
   }
 
+  /** {@code --baseline[=true|false]}: whether the bench also runs its baseline. */
+  static final class Baseline {
+    @Option(
+        names = "--baseline",
+        arity = "0..1",
+        defaultValue = "true",
+        paramLabel = "true|false",
+        description = "Also run the baseline (default: true; --baseline=false skips it).")
+    boolean run;
+  }
+
+  /**
+   * What every bench command has: the run's streams (from {@link Cli}'s factory), {@code --help},
+   * the Lambda {@link Share} and its own spec for range errors.
+   */
+  abstract static class Bench implements Callable<Integer> {
+    final PrintStream out;
+    final PrintStream err;
+
+    @Mixin Cli.Help help;
+    @Mixin Share share;
+    @Spec CommandSpec spec;
+
+    Bench(PrintStream out, PrintStream err) {
+      this.out = out;
+      this.err = err;
+    }
+  }
+
   /** Prints the result as one JSON line; exit 0 when it passed. */
   static int report(PrintStream out, Map<String, Object> result) {
     out.println(Json.write(result));
@@ -55,14 +84,7 @@ final class Benchmarks {
       description =
           "One node's drain against the simulated API server (--real: a real kube-apiserver),"
               + " against client-go's sequential QPS-5 evictions.")
-  static final class Drain implements Callable<Integer> {
-    private final PrintStream out;
-    private final PrintStream err;
-
-    @Mixin Cli.Help help;
-    @Mixin Share share;
-    @Spec CommandSpec spec;
-
+  static final class Drain extends Bench {
     @Option(
         names = "--real",
         description =
@@ -81,17 +103,10 @@ final class Benchmarks {
         description = "Latency the simulated API server adds per request, 0 to 1000 (default: 20).")
     Integer latencyMs;
 
-    @Option(
-        names = "--baseline",
-        arity = "0..1",
-        defaultValue = "true",
-        paramLabel = "true|false",
-        description = "Also run the baseline (default: true; --baseline=false skips it).")
-    boolean baseline;
+    @Mixin Baseline baseline;
 
     Drain(PrintStream out, PrintStream err) {
-      this.out = out;
-      this.err = err;
+      super(out, err);
     }
 
     @Override
@@ -111,7 +126,7 @@ final class Benchmarks {
       int n = Cli.within(spec, "--pods", pods == null ? 110 : pods, 1, 5000);
       int latency = Cli.within(spec, "--latency-ms", latencyMs == null ? 20 : latencyMs, 0, 1000);
       try (var confinement = BenchCommand.confinement(share, "interruption-drain", "drain")) {
-        return report(out, new BenchCommand(out, err).drain(n, latency, baseline, confinement));
+        return report(out, new BenchCommand(out, err).drain(n, latency, baseline.run, confinement));
       }
     }
   }
@@ -121,14 +136,7 @@ final class Benchmarks {
       description =
           "A burst of spot warnings at once, one Lambda environment each, against cordoning the"
               + " nodes one after another.")
-  static final class DrainBurst implements Callable<Integer> {
-    private final PrintStream out;
-    private final PrintStream err;
-
-    @Mixin Cli.Help help;
-    @Mixin Share share;
-    @Spec CommandSpec spec;
-
+  static final class DrainBurst extends Bench {
     @Option(
         names = "--events",
         paramLabel = "N",
@@ -191,8 +199,7 @@ final class Benchmarks {
     int latencyMs;
 
     DrainBurst(PrintStream out, PrintStream err) {
-      this.out = out;
-      this.err = err;
+      super(out, err);
     }
 
     @Override
@@ -236,14 +243,7 @@ final class Benchmarks {
       description =
           "A fresh JVM running the function's deployment jar to its first handled event, against"
               + " the JVM alone.")
-  static final class Cold implements Callable<Integer> {
-    private final PrintStream out;
-    private final PrintStream err;
-
-    @Mixin Cli.Help help;
-    @Mixin Share share;
-    @Spec CommandSpec spec;
-
+  static final class Cold extends Bench {
     @Option(
         names = "--function",
         paramLabel = "F",
@@ -261,8 +261,7 @@ final class Benchmarks {
     int runs;
 
     Cold(PrintStream out, PrintStream err) {
-      this.out = out;
-      this.err = err;
+      super(out, err);
     }
 
     @Override
@@ -289,14 +288,7 @@ final class Benchmarks {
       description =
           "A plan over up to 17 regions behind AWS API latency, with the function's fan-out and"
               + " one call after another.")
-  static final class Preflight implements Callable<Integer> {
-    private final PrintStream out;
-    private final PrintStream err;
-
-    @Mixin Cli.Help help;
-    @Mixin Share share;
-    @Spec CommandSpec spec;
-
+  static final class Preflight extends Bench {
     @Option(
         names = "--latency-ms",
         paramLabel = "MS",
@@ -311,17 +303,10 @@ final class Benchmarks {
         description = "Regions in the plan, 1 to 17 (default: ${DEFAULT-VALUE}).")
     int regions;
 
-    @Option(
-        names = "--baseline",
-        arity = "0..1",
-        defaultValue = "true",
-        paramLabel = "true|false",
-        description = "Also run the baseline (default: true; --baseline=false skips it).")
-    boolean baseline;
+    @Mixin Baseline baseline;
 
     Preflight(PrintStream out, PrintStream err) {
-      this.out = out;
-      this.err = err;
+      super(out, err);
     }
 
     @Override
@@ -329,7 +314,8 @@ final class Benchmarks {
       Cli.within(spec, "--latency-ms", latencyMs, 0, 1000);
       Cli.within(spec, "--regions", regions, 1, 17);
       try (var confinement = BenchCommand.confinement(share, "capacity-preflight", "preflight")) {
-        return report(out, new PreflightBench(err).run(latencyMs, regions, baseline, confinement));
+        return report(
+            out, new PreflightBench(err).run(latencyMs, regions, baseline.run, confinement));
       }
     }
   }
@@ -339,14 +325,7 @@ final class Benchmarks {
       description =
           "A night-time reconcile of many NodePools and workloads behind API latency, against one"
               + " write at a time.")
-  static final class Budgets implements Callable<Integer> {
-    private final PrintStream out;
-    private final PrintStream err;
-
-    @Mixin Cli.Help help;
-    @Mixin Share share;
-    @Spec CommandSpec spec;
-
+  static final class Budgets extends Bench {
     @Option(
         names = "--pools",
         paramLabel = "N",
@@ -370,17 +349,10 @@ final class Benchmarks {
                 + " ${DEFAULT-VALUE}).")
     int latencyMs;
 
-    @Option(
-        names = "--baseline",
-        arity = "0..1",
-        defaultValue = "true",
-        paramLabel = "true|false",
-        description = "Also run the baseline (default: true; --baseline=false skips it).")
-    boolean baseline;
+    @Mixin Baseline baseline;
 
     Budgets(PrintStream out, PrintStream err) {
-      this.out = out;
-      this.err = err;
+      super(out, err);
     }
 
     @Override
@@ -390,7 +362,7 @@ final class Benchmarks {
       Cli.within(spec, "--latency-ms", latencyMs, 0, 1000);
       try (var confinement = BenchCommand.confinement(share, "disruption-schedule", "budgets")) {
         return report(
-            out, new BudgetsBench(err).run(pools, workloads, latencyMs, baseline, confinement));
+            out, new BudgetsBench(err).run(pools, workloads, latencyMs, baseline.run, confinement));
       }
     }
   }
@@ -399,14 +371,7 @@ final class Benchmarks {
       name = "cost",
       description =
           "A whole cost report run over many instances and pods, against the naive per-pod way.")
-  static final class Cost implements Callable<Integer> {
-    private final PrintStream out;
-    private final PrintStream err;
-
-    @Mixin Cli.Help help;
-    @Mixin Share share;
-    @Spec CommandSpec spec;
-
+  static final class Cost extends Bench {
     @Option(
         names = "--instances",
         paramLabel = "N",
@@ -422,8 +387,7 @@ final class Benchmarks {
     int pods;
 
     Cost(PrintStream out, PrintStream err) {
-      this.out = out;
-      this.err = err;
+      super(out, err);
     }
 
     @Override

@@ -543,7 +543,7 @@ class CliParsingTest {
       var budgets = parsed(Benchmarks.Budgets.class, "bench", "budgets", "--baseline", "false");
       var cost = parsed(Benchmarks.Cost.class, "bench", "cost", "--instances", "100");
 
-      assertThat(drain.baseline).isFalse();
+      assertThat(drain.baseline.run).isFalse();
       assertThat(drain.share.memory).isEqualTo(1024);
       assertThat(drain.share.memoryMb("interruption-drain")).isEqualTo(1024);
       assertThat(drain.pods).isEqualTo(20);
@@ -569,8 +569,8 @@ class CliParsingTest {
       assertThat(cold.runs).isEqualTo(3);
       assertThat(preflight.regions).isEqualTo(3);
       assertThat(preflight.latencyMs).isEqualTo(100);
-      assertThat(preflight.baseline).isTrue();
-      assertThat(budgets.baseline).isFalse();
+      assertThat(preflight.baseline.run).isTrue();
+      assertThat(budgets.baseline.run).isFalse();
       assertThat(budgets.pools).isEqualTo(50);
       assertThat(budgets.workloads).isEqualTo(500);
       assertThat(budgets.latencyMs).isEqualTo(10);
