@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
 
@@ -161,12 +162,6 @@ class CliParsingTest {
     }
 
     @Test
-    void shouldNameTheUnknownOptionRatherThanTheRequiredOnesItLeftOut() {
-      assertThat(run("drain", "--xyzzy")).isEqualTo(2);
-      assertThat(err()).startsWith("gpufleet drain: Unknown option: '--xyzzy'\n");
-    }
-
-    @Test
     void shouldNameAnUnknownCommandAndExitTwo() {
       assertThat(run("budgets", "delete")).isEqualTo(2);
       assertThat(err()).startsWith("gpufleet budgets: unknown command 'delete'");
@@ -180,78 +175,120 @@ class CliParsingTest {
       assertThat(out()).isEmpty();
     }
 
-    @Test
-    void shouldRefuseAValueThatIsNotANumber() {
-      assertThat(run("bench", "cost", "--pods", "many")).isEqualTo(2);
-      assertThat(err())
-          .startsWith(
-              "gpufleet bench cost: Invalid value for option '--pods': 'many' is not an int");
+    /** A misuse, the words that make it and the line its refusal starts with. */
+    static Stream<Arguments> refusals() {
+      return Stream.of(
+          refusal(
+              "an unknown option, not the required ones it left out",
+              "gpufleet drain: Unknown option: '--xyzzy'\n",
+              "drain",
+              "--xyzzy"),
+          refusal(
+              "a value that is not a number",
+              "gpufleet bench cost: Invalid value for option '--pods': 'many' is not an int",
+              "bench",
+              "cost",
+              "--pods",
+              "many"),
+          refusal(
+              "a number out of range, before running",
+              "gpufleet bench drain: --pods=111 must be between 1 and 110",
+              "bench",
+              "drain",
+              "--real",
+              "--pods",
+              "111"),
+          refusal(
+              "more environments than events",
+              "gpufleet bench drain-burst: --environments=11 must be between 1 and 10",
+              "bench",
+              "drain-burst",
+              "--events",
+              "10",
+              "--environments",
+              "11"),
+          refusal(
+              "an option of another benchmark",
+              "gpufleet bench cold: Unknown option: '--pods'\n",
+              "bench",
+              "cold",
+              "--pods",
+              "5"),
+          refusal(
+              "a bad duration, with the shared parser's message",
+              "gpufleet drain: --deadline='2x' is not a duration (examples: 15, 15s, 2m",
+              "drain",
+              "--instance",
+              "i-0123456789abcdef0",
+              "--cluster",
+              "c",
+              "--deadline",
+              "2x"),
+          refusal(
+              "neither a plan nor node pools",
+              "gpufleet preflight: --plan FILE is required",
+              "preflight",
+              "--simulate"));
     }
 
-    @Test
-    void shouldRefuseANumberOutOfRangeBeforeRunning() {
-      assertThat(run("bench", "drain", "--real", "--pods", "111")).isEqualTo(2);
-      assertThat(err()).startsWith("gpufleet bench drain: --pods=111 must be between 1 and 110");
+    /** Misuses whose refusal is checked by a part of its message. */
+    static Stream<Arguments> refusalsSaying() {
+      return Stream.of(
+          refusal(
+              "latency with the real API server",
+              "--latency-ms applies to the simulated API server only",
+              "bench",
+              "drain",
+              "--real",
+              "--latency-ms",
+              "5"),
+          refusal(
+              "a share with the real API server",
+              "--memory and --unconfined do not apply to --real",
+              "bench",
+              "drain",
+              "--real",
+              "--memory",
+              "1024"),
+          refusal(
+              "a duration above its maximum",
+              "--timeout='11m' must be between 0 and PT10M",
+              "preflight",
+              "--plan",
+              "p.yaml",
+              "--timeout",
+              "11m"),
+          refusal(
+              "files after a plan",
+              "unexpected argument 'extra.yaml'",
+              "preflight",
+              "--plan",
+              "p.yaml",
+              "extra.yaml"),
+          refusal(
+              "a truth value that is none",
+              "'maybe' is not true or false",
+              "bench",
+              "budgets",
+              "--baseline=maybe"));
     }
 
-    @Test
-    void shouldRefuseMoreEnvironmentsThanEvents() {
-      assertThat(run("bench", "drain-burst", "--events", "10", "--environments", "11"))
-          .isEqualTo(2);
-      assertThat(err())
-          .startsWith("gpufleet bench drain-burst: --environments=11 must be between 1 and 10");
+    private static Arguments refusal(String misuse, String message, String... argv) {
+      return Arguments.of(misuse, message, argv);
     }
 
-    @Test
-    void shouldRefuseLatencyWithTheRealApiServer() {
-      assertThat(run("bench", "drain", "--real", "--latency-ms", "5")).isEqualTo(2);
-      assertThat(err()).contains("--latency-ms applies to the simulated API server only");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusals")
+    void shouldRefuseWithExitTwoNamingTheProblemFirst(String misuse, String start, String[] argv) {
+      assertThat(run(argv)).isEqualTo(2);
+      assertThat(err()).startsWith(start);
     }
 
-    @Test
-    void shouldRefuseAShareWithTheRealApiServer() {
-      assertThat(run("bench", "drain", "--real", "--memory", "1024")).isEqualTo(2);
-      assertThat(err()).contains("--memory and --unconfined do not apply to --real");
-    }
-
-    @Test
-    void shouldRefuseAnOptionOfAnotherBenchmark() {
-      assertThat(run("bench", "cold", "--pods", "5")).isEqualTo(2);
-      assertThat(err()).startsWith("gpufleet bench cold: Unknown option: '--pods'\n");
-    }
-
-    @Test
-    void shouldRefuseABadDurationWithTheSharedParsersMessage() {
-      int code =
-          run("drain", "--instance", "i-0123456789abcdef0", "--cluster", "c", "--deadline", "2x");
-
-      assertThat(code).isEqualTo(2);
-      assertThat(err())
-          .startsWith("gpufleet drain: --deadline='2x' is not a duration (examples: 15, 15s, 2m");
-    }
-
-    @Test
-    void shouldRefuseADurationAboveItsMaximum() {
-      assertThat(run("preflight", "--plan", "p.yaml", "--timeout", "11m")).isEqualTo(2);
-      assertThat(err()).contains("--timeout='11m' must be between 0 and PT10M");
-    }
-
-    @Test
-    void shouldRefuseFilesAfterAPlan() {
-      assertThat(run("preflight", "--plan", "p.yaml", "extra.yaml")).isEqualTo(2);
-      assertThat(err()).contains("unexpected argument 'extra.yaml'");
-    }
-
-    @Test
-    void shouldAskForAPlanOrNodePools() {
-      assertThat(run("preflight", "--simulate")).isEqualTo(2);
-      assertThat(err()).startsWith("gpufleet preflight: --plan FILE is required");
-    }
-
-    @Test
-    void shouldRefuseATruthValueThatIsNone() {
-      assertThat(run("bench", "budgets", "--baseline=maybe")).isEqualTo(2);
-      assertThat(err()).contains("'maybe' is not true or false");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusalsSaying")
+    void shouldRefuseWithExitTwoSayingWhy(String misuse, String message, String[] argv) {
+      assertThat(run(argv)).isEqualTo(2);
+      assertThat(err()).contains(message);
     }
   }
 
