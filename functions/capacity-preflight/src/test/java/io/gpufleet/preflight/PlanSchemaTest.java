@@ -10,13 +10,12 @@ import com.networknt.schema.SpecificationVersion;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.json.Yaml;
+import io.gpufleet.sim.schema.SchemaExamples;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,23 +30,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 class PlanSchemaTest {
   static final Path ROOT = Path.of("../..");
   static final Path PUBLISHED = ROOT.resolve("schemas/preflight-plan.schema.json");
-  static final Pattern YAML_BLOCK = Pattern.compile("```yaml\n(.*?)```", Pattern.DOTALL);
 
   /**
    * deploy/plans/, docs/capacity-preflight.md's yaml blocks with entries, the plans inside events/
    * payloads.
    */
+  static final SchemaExamples EXAMPLES =
+      new SchemaExamples(ROOT, "deploy/plans", "docs/capacity-preflight.md", "entries:");
+
   static Stream<String> examples() throws IOException {
-    var out = new ArrayList<String>();
-    try (var files = Files.list(ROOT.resolve("deploy/plans"))) {
-      files.filter(f -> f.toString().endsWith(".yaml")).forEach(f -> out.add(f.toString()));
-    }
-    var block = YAML_BLOCK.matcher(Files.readString(ROOT.resolve("docs/capacity-preflight.md")));
-    for (int i = 0; block.find(); ) {
-      if (block.group(1).contains("entries:")) {
-        out.add("docs/capacity-preflight.md#yaml-" + i++);
-      }
-    }
+    var out = EXAMPLES.names();
     try (var files = Files.list(ROOT.resolve("events"))) {
       for (Path f : files.filter(f -> f.toString().endsWith(".json")).toList()) {
         if (Json.MAPPER.readTree(f.toFile()).path("plan").isObject()) {
@@ -63,17 +55,7 @@ class PlanSchemaTest {
     if (example.endsWith("#plan")) {
       return Json.MAPPER.readTree(Path.of(example.replace("#plan", "")).toFile()).path("plan");
     }
-    if (!example.startsWith("docs/capacity-preflight.md#yaml-")) {
-      return Yaml.MAPPER.readTree(Files.readString(Path.of(example)));
-    }
-    int wanted = Integer.parseInt(example.substring("docs/capacity-preflight.md#yaml-".length()));
-    var block = YAML_BLOCK.matcher(Files.readString(ROOT.resolve("docs/capacity-preflight.md")));
-    for (int i = 0; block.find(); ) {
-      if (block.group(1).contains("entries:") && i++ == wanted) {
-        return Yaml.MAPPER.readTree(block.group(1));
-      }
-    }
-    throw new IllegalArgumentException(example);
+    return Yaml.MAPPER.readTree(EXAMPLES.text(example));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -96,15 +78,9 @@ class PlanSchemaTest {
       assertThat(in).as(PlanSchema.RESOURCE + " on the classpath").isNotNull();
       assertThat(in.readAllBytes()).isEqualTo(Files.readAllBytes(PUBLISHED));
     }
-    try (var files = Files.walk(ROOT.resolve("functions"))) {
-      assertThat(
-              files
-                  .filter(f -> f.getFileName().toString().equals("preflight-plan.schema.json"))
-                  .filter(f -> !f.toString().contains("/target/"))
-                  .toList())
-          .as("a hand-kept copy of the schema in a module")
-          .isEmpty();
-    }
+    assertThat(SchemaExamples.handKeptCopies(ROOT, "preflight-plan.schema.json"))
+        .as("a hand-kept copy of the schema in a module")
+        .isEmpty();
   }
 
   @Test

@@ -9,13 +9,13 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.json.Yaml;
+import io.gpufleet.sim.schema.SchemaExamples;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,47 +35,20 @@ class PolicySchemaTest {
    * Every policy the repository shows a reader: deploy/policy/, docs/disruption-schedule.md's yaml
    * blocks.
    */
+  static final SchemaExamples EXAMPLES =
+      new SchemaExamples(ROOT, "deploy/policy", "docs/disruption-schedule.md", "defaultWindow:");
+
   static Stream<String> examples() throws IOException {
-    var out = new ArrayList<String>();
-    try (var files = Files.list(ROOT.resolve("deploy/policy"))) {
-      for (Path f : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
-        out.add(f.toString());
-      }
-    }
-    String readme = Files.readString(ROOT.resolve("docs/disruption-schedule.md"));
-    var block = Pattern.compile("```yaml\n(.*?)```", Pattern.DOTALL).matcher(readme);
-    int i = 0;
-    while (block.find()) {
-      if (block.group(1).contains("defaultWindow:")) {
-        out.add("docs/disruption-schedule.md#yaml-" + i++);
-      }
-    }
+    var out = EXAMPLES.names();
     assertThat(out).as("examples found").hasSizeGreaterThanOrEqualTo(2);
     return out.stream();
-  }
-
-  static String text(String example) throws IOException {
-    if (!example.startsWith("docs/disruption-schedule.md#yaml-")) {
-      return Files.readString(Path.of(example));
-    }
-    int wanted = Integer.parseInt(example.substring("docs/disruption-schedule.md#yaml-".length()));
-    var block =
-        Pattern.compile("```yaml\n(.*?)```", Pattern.DOTALL)
-            .matcher(Files.readString(ROOT.resolve("docs/disruption-schedule.md")));
-    int i = 0;
-    while (block.find()) {
-      if (block.group(1).contains("defaultWindow:") && i++ == wanted) {
-        return block.group(1);
-      }
-    }
-    throw new IllegalArgumentException(example);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("examples")
   void shouldAcceptEveryExamplePolicyByThePublishedSchemaAndTheParser(String example)
       throws IOException {
-    String text = text(example);
+    String text = EXAMPLES.text(example);
     JsonNode published = Json.MAPPER.readTree(PUBLISHED.toFile());
     var schema =
         SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12)
@@ -91,15 +64,9 @@ class PolicySchemaTest {
       assertThat(in).as(PolicySchema.RESOURCE + " on the classpath").isNotNull();
       assertThat(in.readAllBytes()).isEqualTo(Files.readAllBytes(PUBLISHED));
     }
-    try (var files = Files.walk(ROOT.resolve("functions"))) {
-      assertThat(
-              files
-                  .filter(f -> f.getFileName().toString().equals("schedule-policy.schema.json"))
-                  .filter(f -> !f.toString().contains("/target/"))
-                  .toList())
-          .as("a hand-kept copy of the schema in a module")
-          .isEmpty();
-    }
+    assertThat(SchemaExamples.handKeptCopies(ROOT, "schedule-policy.schema.json"))
+        .as("a hand-kept copy of the schema in a module")
+        .isEmpty();
   }
 
   @Test
