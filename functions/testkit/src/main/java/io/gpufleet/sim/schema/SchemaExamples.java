@@ -13,26 +13,11 @@ import java.util.regex.Pattern;
  * The example documents the repository shows a reader for one published schema: every {@code .yaml}
  * file of a folder, then every {@code ```yaml} block of a Markdown page that holds a marker key (a
  * block without it is a fragment, not a whole document). Each is named by a string a parameterised
- * test can show: the file's path, or {@code page#yaml-N} for the N-th such block.
+ * test can show: the file's path, or {@code page#yaml-N} for the N-th such block. {@code folder}
+ * and {@code page} are relative to {@code root}.
  */
-public final class SchemaExamples {
+public record SchemaExamples(Path root, String folder, String page, String marker) {
   private static final Pattern YAML_BLOCK = Pattern.compile("```yaml\n(.*?)```", Pattern.DOTALL);
-
-  private final Path root;
-  private final String folder;
-  private final String page;
-  private final String marker;
-
-  /**
-   * Examples under {@code root}: the {@code .yaml} files of {@code folder}, the yaml blocks of
-   * {@code page} (both relative to root) that contain {@code marker}.
-   */
-  public SchemaExamples(Path root, String folder, String page, String marker) {
-    this.root = root;
-    this.folder = folder;
-    this.page = page;
-    this.marker = marker;
-  }
 
   /** The names of every example, the folder's files first (in listing order), then the page's. */
   public List<String> names() throws IOException {
