@@ -69,50 +69,6 @@ public record DrainOutcome(
   }
 
   /**
-   * With a lifecycle report and/or planned actions; the region is set later ({@link #withRegion}).
-   */
-  public DrainOutcome(
-      String eventId,
-      String kind,
-      String instanceId,
-      String cluster,
-      String node,
-      Status status,
-      String message,
-      Set<Action> actions,
-      Instant receivedAt,
-      Instant deadline,
-      Boolean deadlineMet,
-      Timings timings,
-      List<String> podsEvicted,
-      List<PodReport> podsNotEvicted,
-      List<PodReport> podsSkipped,
-      List<PodReport> gracePeriodCapped,
-      LifecycleReport lifecycle,
-      List<String> planned) {
-    this(
-        eventId,
-        kind,
-        instanceId,
-        cluster,
-        node,
-        status,
-        message,
-        actions,
-        receivedAt,
-        deadline,
-        deadlineMet,
-        timings,
-        podsEvicted,
-        podsNotEvicted,
-        podsSkipped,
-        gracePeriodCapped,
-        lifecycle,
-        planned,
-        null);
-  }
-
-  /**
    * What happened to the Auto Scaling lifecycle action: {@code result} is the
    * CompleteLifecycleAction result sent (null while the drain goes on or when nothing was sent),
    * {@code round} 0 for the first invocation, {@code nextCheck} when the follow-up is due.
@@ -131,54 +87,26 @@ public record DrainOutcome(
 
   /** The same outcome for the event's region (the envelope's {@code region}). */
   public DrainOutcome withRegion(String eventRegion) {
-    return new DrainOutcome(
-        eventId,
-        kind,
-        instanceId,
-        cluster,
-        node,
-        status,
-        message,
-        actions,
-        receivedAt,
-        deadline,
-        deadlineMet,
-        timings,
-        podsEvicted,
-        podsNotEvicted,
-        podsSkipped,
-        gracePeriodCapped,
-        lifecycle,
-        planned,
-        eventRegion);
+    return rebuilt(status, message, lifecycle, planned, eventRegion);
   }
 
   /** This outcome with the lifecycle action's report attached. */
   public DrainOutcome withLifecycle(LifecycleReport report) {
-    return new DrainOutcome(
-        eventId,
-        kind,
-        instanceId,
-        cluster,
-        node,
-        status,
-        message,
-        actions,
-        receivedAt,
-        deadline,
-        deadlineMet,
-        timings,
-        podsEvicted,
-        podsNotEvicted,
-        podsSkipped,
-        gracePeriodCapped,
-        report,
-        planned,
-        region);
+    return rebuilt(status, message, report, planned, region);
   }
 
   /** This outcome with another status and message (e.g. a drain that goes on next round). */
   public DrainOutcome with(Status newStatus, String newMessage) {
+    return rebuilt(newStatus, newMessage, lifecycle, planned, region);
+  }
+
+  /** This outcome with the fields that change after it is made replaced, the rest kept. */
+  private DrainOutcome rebuilt(
+      Status newStatus,
+      String newMessage,
+      LifecycleReport newLifecycle,
+      List<String> newPlanned,
+      String newRegion) {
     return new DrainOutcome(
         eventId,
         kind,
@@ -196,9 +124,9 @@ public record DrainOutcome(
         podsNotEvicted,
         podsSkipped,
         gracePeriodCapped,
-        lifecycle,
-        planned,
-        region);
+        newLifecycle,
+        newPlanned,
+        newRegion);
   }
 
   public enum Status {
@@ -281,24 +209,7 @@ public record DrainOutcome(
       String message,
       Instant receivedAt,
       List<String> planned) {
-    return new DrainOutcome(
-        eventId,
-        kind,
-        instanceId,
-        cluster,
-        node,
-        Status.DRY_RUN,
-        message,
-        Set.of(),
-        receivedAt,
-        null,
-        null,
-        null,
-        List.of(),
-        List.of(),
-        List.of(),
-        List.of(),
-        null,
-        List.copyOf(planned));
+    return simple(eventId, kind, instanceId, cluster, node, Status.DRY_RUN, message, receivedAt)
+        .rebuilt(Status.DRY_RUN, message, null, List.copyOf(planned), null);
   }
 }
