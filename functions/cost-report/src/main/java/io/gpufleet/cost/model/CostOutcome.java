@@ -84,8 +84,23 @@ public record CostOutcome(
 
   public static CostOutcome failed(
       String cluster, ReportWindow w, String message, long durationMs, List<String> warnings) {
+    return withoutReport(Status.FAILED, cluster, w, message, durationMs, List.copyOf(warnings));
+  }
+
+  public static CostOutcome rejected(String cluster, String message) {
+    return withoutReport(Status.REJECTED, cluster, null, message, 0, List.of());
+  }
+
+  /** An outcome with no report behind it: no figures, no outputs, no price sources. */
+  private static CostOutcome withoutReport(
+      Status status,
+      String cluster,
+      ReportWindow w,
+      String message,
+      long durationMs,
+      List<String> warnings) {
     return new CostOutcome(
-        Status.FAILED,
+        status,
         cluster,
         w == null ? null : w.spec(),
         w == null ? null : w.start(),
@@ -108,36 +123,7 @@ public record CostOutcome(
         Map.of(),
         null,
         durationMs,
-        List.copyOf(warnings),
-        null);
-  }
-
-  public static CostOutcome rejected(String cluster, String message) {
-    return new CostOutcome(
-        Status.REJECTED,
-        cluster,
-        null,
-        null,
-        null,
-        message,
-        Map.of(),
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        Map.of(),
-        null,
-        0,
-        List.of(),
+        warnings,
         null);
   }
 }
