@@ -24,24 +24,7 @@ import picocli.CommandLine;
  * command gets, and that each command's options land where its logic reads them (parsed only:
  * nothing runs).
  */
-class CliParsingTest {
-  final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-  final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-
-  int run(String... argv) {
-    return Main.run(
-        List.of(argv),
-        new PrintStream(outBytes, true, StandardCharsets.UTF_8),
-        new PrintStream(errBytes, true, StandardCharsets.UTF_8));
-  }
-
-  String out() {
-    return outBytes.toString(StandardCharsets.UTF_8);
-  }
-
-  String err() {
-    return errBytes.toString(StandardCharsets.UTF_8);
-  }
+class CliParsingTest extends CapturedCli {
 
   /** Every command and subcommand of the tree, as the words that name it ("bench drain"). */
   static Stream<String> commands() {

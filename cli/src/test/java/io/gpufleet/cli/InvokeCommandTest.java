@@ -4,25 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.json.Json;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** {@code gpufleet invoke FUNCTION FILE...} against the simulated account and cluster. */
-class InvokeCommandTest {
-  final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-  final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-
-  int run(String... argv) {
-    return Main.run(
-        List.of(argv),
-        new PrintStream(outBytes, true, StandardCharsets.UTF_8),
-        new PrintStream(errBytes, true, StandardCharsets.UTF_8));
-  }
+class InvokeCommandTest extends CapturedCli {
 
   JsonNode json() throws Exception {
     return Json.MAPPER.readTree(outBytes.toString(StandardCharsets.UTF_8));

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.json.Json;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,24 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The gpufleet command as a user meets it: exit codes, what goes to stdout and stderr. */
-class MainTest {
-  final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-  final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-
-  int run(String... argv) {
-    return Main.run(
-        List.of(argv),
-        new PrintStream(outBytes, true, StandardCharsets.UTF_8),
-        new PrintStream(errBytes, true, StandardCharsets.UTF_8));
-  }
-
-  String out() {
-    return outBytes.toString(StandardCharsets.UTF_8);
-  }
-
-  String err() {
-    return errBytes.toString(StandardCharsets.UTF_8);
-  }
+class MainTest extends CapturedCli {
 
   /** The repository root: the first directory above the working directory with events/. */
   static Path repositoryRoot() {

@@ -4,35 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.json.Json;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code gpufleet preflight} as a user meets it, against the simulated account. */
-class PreflightCommandTest {
-  final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-  final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+class PreflightCommandTest extends CapturedCli {
   @TempDir Path dir;
-
-  int run(String... argv) {
-    return Main.run(
-        List.of(argv),
-        new PrintStream(outBytes, true, StandardCharsets.UTF_8),
-        new PrintStream(errBytes, true, StandardCharsets.UTF_8));
-  }
-
-  String out() {
-    return outBytes.toString(StandardCharsets.UTF_8);
-  }
-
-  String err() {
-    return errBytes.toString(StandardCharsets.UTF_8);
-  }
 
   Path plan(String yaml) throws Exception {
     Path p = dir.resolve("plan.yaml");

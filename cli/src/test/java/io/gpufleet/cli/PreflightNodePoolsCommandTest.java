@@ -4,29 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.json.Json;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** {@code gpufleet preflight --nodepools} on the sample files of deploy/nodepools, no cluster. */
-class PreflightNodePoolsCommandTest {
+class PreflightNodePoolsCommandTest extends CapturedCli {
   static final Path DIR = BudgetsCommandTest.root().resolve("deploy/nodepools");
-  final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-  final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-
-  int run(String... argv) {
-    return Main.run(
-        List.of(argv),
-        new PrintStream(outBytes, true, StandardCharsets.UTF_8),
-        new PrintStream(errBytes, true, StandardCharsets.UTF_8));
-  }
-
-  String out() {
-    return outBytes.toString(StandardCharsets.UTF_8);
-  }
 
   @Test
   void shouldFailTheReviewWhenADraWorkloadSitsOnAKarpenterPoolThatIgnoresClaims() {
