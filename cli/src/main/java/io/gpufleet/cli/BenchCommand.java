@@ -68,7 +68,7 @@ final class BenchCommand implements Callable<Integer> {
   static final Map<String, Integer> TEMPLATE_MEMORY_MB =
       Map.of(
           "interruption-drain", 3008,
-          "disruption-schedule", 1536,
+          "disruption-schedule", 3008,
           "capacity-preflight", 1024,
           "cost-report", 1024);
 
