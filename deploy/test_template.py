@@ -199,6 +199,12 @@ def main():
             # (a queue URL or endpoint is no secret; a webhook URL embeds its token)
             check(not re.search(r"(WEBHOOK_URL|TOKEN|PASSWORD|API_KEY|PRIVATE_KEY)", var),
                   f"{fn}: environment variable {var} looks like a secret; pass a reference")
+        # every function sends its outcomes through the same sinks (OutcomeSinks): a stack with
+        # a Slack webhook must hand it to all of them, not to some (read from the template as
+        # written: processing drops a conditional variable whose condition is false by default)
+        raw_env = (raw["Resources"].get(fn, {}).get("Properties", {}).get("Environment", {})
+                   .get("Variables", {}))
+        check("SLACK_WEBHOOK_SECRET" in raw_env, f"{fn}: SLACK_WEBHOOK_SECRET is not set")
         if "SLACK_WEBHOOK_SECRET" in env:
             check(refs(env["SLACK_WEBHOOK_SECRET"]) == {"SlackWebhookSecret", "AWS::NoValue"},
                   f"{fn}: SLACK_WEBHOOK_SECRET must be the SlackWebhookSecret reference")
