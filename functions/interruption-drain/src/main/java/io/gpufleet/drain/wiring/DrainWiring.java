@@ -5,6 +5,7 @@ import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.lambda.Lazy;
 import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.NotifierPort;
@@ -22,9 +23,14 @@ import io.gpufleet.drain.InstanceLookupPort;
 import io.gpufleet.drain.LazyDrainClusterPort;
 import io.gpufleet.drain.LifecyclePort;
 import io.gpufleet.drain.NegativeCache;
+import io.gpufleet.drain.aws.AutoScalingLifecycleAdapter;
+import io.gpufleet.drain.aws.Ec2InstancesAdapter;
+import io.gpufleet.drain.aws.SqsContinuationAdapter;
 import io.gpufleet.drain.k8s.DrainClusterAdapter;
 import java.time.Clock;
 import java.util.function.Supplier;
+import software.amazon.awssdk.services.autoscaling.AutoScalingClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * Builds the drain service from the environment, once per Lambda init. {@code KUBE_API_URL} (with
@@ -192,24 +198,14 @@ public final class DrainWiring {
    * EC2 DescribeInstances for one instance (node name, cluster tags), client built on first use.
    */
   static InstanceLookupPort instanceDirectory(Supplier<AwsClients> aws) {
-    var adapter =
-        new java.util.concurrent.atomic.AtomicReference<
-            io.gpufleet.drain.aws.Ec2InstancesAdapter>();
-    return id ->
-        adapter
-            .updateAndGet(
-                a -> a != null ? a : io.gpufleet.drain.aws.Ec2InstancesAdapter.from(aws.get()))
-            .describe(id);
+    var adapter = Lazy.of(() -> Ec2InstancesAdapter.from(aws.get()));
+    return id -> adapter.get().describe(id);
   }
 
   /** EC2 DescribeInstances for a Capacity Block's instances, client built on first use. */
   static CapacityReservationPort reservationInstances(Supplier<AwsClients> aws) {
-    var adapter = new java.util.concurrent.atomic.AtomicReference<CapacityReservationPort>();
-    return id ->
-        adapter
-            .updateAndGet(
-                a -> a != null ? a : io.gpufleet.drain.aws.Ec2InstancesAdapter.from(aws.get()))
-            .runningInstances(id);
+    var adapter = Lazy.of(() -> Ec2InstancesAdapter.from(aws.get()));
+    return id -> adapter.get().runningInstances(id);
   }
 
   /**
@@ -218,28 +214,17 @@ public final class DrainWiring {
    */
   static LifecyclePort lifecycleHooks(Supplier<AwsClients> aws) {
     var port =
-        new java.util.concurrent.atomic.AtomicReference<
-            io.gpufleet.drain.aws.AutoScalingLifecycleAdapter>();
-    Supplier<LifecyclePort> lazy =
-        () ->
-            port.updateAndGet(
-                p ->
-                    p != null
-                        ? p
-                        : new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(
-                            aws.get()
-                                .build(
-                                    software.amazon.awssdk.services.autoscaling.AutoScalingClient
-                                        .builder())));
+        Lazy.of(
+            () -> new AutoScalingLifecycleAdapter(aws.get().build(AutoScalingClient.builder())));
     return new LifecyclePort() {
       @Override
       public void heartbeat(Hook hook) throws HookGoneException {
-        lazy.get().heartbeat(hook);
+        port.get().heartbeat(hook);
       }
 
       @Override
       public void complete(Hook hook, String result) throws HookGoneException {
-        lazy.get().complete(hook, result);
+        port.get().complete(hook, result);
       }
     };
   }
@@ -250,19 +235,9 @@ public final class DrainWiring {
     if (url.isEmpty()) {
       return ContinuationPort.NONE;
     }
-    var client =
-        new java.util.concurrent.atomic.AtomicReference<
-            software.amazon.awssdk.services.sqs.SqsClient>();
+    var client = Lazy.of(() -> aws.get().build(SqsClient.builder()));
     return (body, delay) ->
-        new io.gpufleet.drain.aws.SqsContinuationAdapter(
-                client.updateAndGet(
-                    c ->
-                        c != null
-                            ? c
-                            : aws.get()
-                                .build(software.amazon.awssdk.services.sqs.SqsClient.builder())),
-                url.get())
-            .schedule(body, delay);
+        new SqsContinuationAdapter(client.get(), url.get()).schedule(body, delay);
   }
 
   /**
