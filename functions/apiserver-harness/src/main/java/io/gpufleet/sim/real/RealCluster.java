@@ -701,10 +701,10 @@ public final class RealCluster implements AutoCloseable {
       return new RealCluster(
           kwokctl, url, token, Map.copyOf(identityTokens), Map.copyOf(pids), watchdog, hook);
     } catch (IOException e) {
-      stopAfterFailure(kwokctl, watchdog, hook);
+      stopAfterFailure(kwokctl, watchdog, hook, false);
       throw new UncheckedIOException("cannot start the test cluster in " + workDir, e);
     } catch (RuntimeException e) {
-      stopAfterFailure(kwokctl, watchdog, hook);
+      stopAfterFailure(kwokctl, watchdog, hook, e instanceof PortTaken);
       throw e;
     }
   }
@@ -805,11 +805,24 @@ public final class RealCluster implements AutoCloseable {
             KwokNodes.MANAGED_VALUE);
   }
 
-  private static void stopAfterFailure(Kwokctl kwokctl, Process watchdog, Thread hook) {
+  /**
+   * Stops what kwokctl started and keeps its directory (logs, audit log, kwokctl's output) for a
+   * look, unless the start is tried again ({@code discard}: a port was taken).
+   */
+  private static void stopAfterFailure(
+      Kwokctl kwokctl, Process watchdog, Thread hook, boolean discard) {
+    if (watchdog != null) {
+      watchdog.destroy();
+    }
     try {
-      stop(kwokctl, watchdog);
+      if (discard) {
+        kwokctl.delete();
+        deleteTree(kwokctl.workDir);
+      } else {
+        kwokctl.stop();
+      }
     } catch (RuntimeException e) {
-      // the start failure is what to report; the watchdog and hook are gone either way
+      // the start failure is what to report
     }
     if (hook != null) {
       try {
