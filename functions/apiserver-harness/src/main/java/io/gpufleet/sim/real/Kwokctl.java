@@ -197,7 +197,7 @@ final class Kwokctl {
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-    builder.environment().putAll(environment());
+    environment(builder.environment());
     try {
       return builder.start();
     } catch (IOException e) {
@@ -205,8 +205,12 @@ final class Kwokctl {
     }
   }
 
-  private Map<String, String> environment() {
-    var env = new LinkedHashMap<String, String>();
+  /**
+   * kwokctl's environment: this cluster's working directory, the binary directory first on PATH, no
+   * proxy reachable, and none of the caller's KWOK_* settings.
+   */
+  private void environment(Map<String, String> env) {
+    env.keySet().removeIf(k -> k.startsWith("KWOK_"));
     env.put("KWOK_WORKDIR", workDir.toString());
     env.put("HOME", workDir.toString());
     env.put("PATH", bin.dir() + ":/usr/bin:/bin");
@@ -215,7 +219,6 @@ final class Kwokctl {
     }
     env.put("NO_PROXY", "127.0.0.1,localhost");
     env.put("no_proxy", "127.0.0.1,localhost");
-    return env;
   }
 
   private void run(List<String> args, Duration timeout) {
@@ -230,8 +233,7 @@ final class Kwokctl {
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-    builder.environment().keySet().removeIf(k -> k.startsWith("KWOK_"));
-    builder.environment().putAll(environment());
+    environment(builder.environment());
     try {
       Process process = builder.start();
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
