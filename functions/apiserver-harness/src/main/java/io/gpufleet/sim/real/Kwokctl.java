@@ -124,25 +124,27 @@ final class Kwokctl {
 
   /**
    * {@code kwokctl delete cluster}: it SIGKILLs every recorded component and removes {@code
-   * clusters/<name>}; this then waits until those processes are gone (kwokctl does not wait for
-   * processes that are not its children).
+   * clusters/<name>}.
    */
   void delete() {
-    var pids = pids();
-    try {
-      run(List.of("delete", "cluster"), DELETE_TIMEOUT);
-    } finally {
-      killAndAwait(pids.values());
-    }
+    end("delete");
   }
 
   /**
    * {@code kwokctl stop cluster}: stops the components and keeps the files (for a kept cluster).
    */
   void stop() {
+    end("stop");
+  }
+
+  /**
+   * Runs {@code kwokctl <verb> cluster}, then waits until the processes it recorded are gone
+   * (kwokctl does not wait for processes that are not its children).
+   */
+  private void end(String verb) {
     var pids = pids();
     try {
-      run(List.of("stop", "cluster"), DELETE_TIMEOUT);
+      run(List.of(verb, "cluster"), DELETE_TIMEOUT);
     } finally {
       killAndAwait(pids.values());
     }

@@ -670,33 +670,24 @@ public final class RealCluster implements AutoCloseable {
       }
       String url = "https://127.0.0.1:" + apiPort;
       Instant deadline = Instant.now().plus(START_TIMEOUT);
+      var probes = new java.util.LinkedHashMap<String, URI>();
+      probes.put("kube-apiserver", URI.create(url + "/readyz"));
+      probes.put(
+          "kube-controller-manager", URI.create("https://127.0.0.1:" + ports[1] + "/healthz"));
+      probes.put("kube-scheduler", URI.create("https://127.0.0.1:" + ports[2] + "/healthz"));
+      probes.put("kwok-controller", URI.create("http://127.0.0.1:" + ports[3] + "/healthz"));
       try (var http = http(kwokctl.caCert())) {
-        awaitHealthy(
-            http, kwokctl, pids, "kube-apiserver", URI.create(url + "/readyz"), token, deadline);
-        awaitHealthy(
-            http,
-            kwokctl,
-            pids,
-            "kube-controller-manager",
-            URI.create("https://127.0.0.1:" + ports[1] + "/healthz"),
-            null,
-            deadline);
-        awaitHealthy(
-            http,
-            kwokctl,
-            pids,
-            "kube-scheduler",
-            URI.create("https://127.0.0.1:" + ports[2] + "/healthz"),
-            null,
-            deadline);
-        awaitHealthy(
-            http,
-            kwokctl,
-            pids,
-            "kwok-controller",
-            URI.create("http://127.0.0.1:" + ports[3] + "/healthz"),
-            null,
-            deadline);
+        // the API server's readiness needs the admin token; the others allow /healthz to anyone
+        probes.forEach(
+            (component, probe) ->
+                awaitHealthy(
+                    http,
+                    kwokctl,
+                    pids,
+                    component,
+                    probe,
+                    component.equals("kube-apiserver") ? token : null,
+                    deadline));
       }
       return new RealCluster(
           kwokctl, url, token, Map.copyOf(identityTokens), Map.copyOf(pids), watchdog, hook);
@@ -747,8 +738,16 @@ public final class RealCluster implements AutoCloseable {
    * KwokNodes#MANAGED_ANNOTATION}, a /16 of pod IPs.
    */
   private static String kwokctlConfig(Kwokctl kwokctl, int[] ports, Path tokens) {
-    String cert = kwokctl.servingCert().toString();
-    String key = kwokctl.servingKey().toString();
+    String served =
+        """
+        - {key: leader-elect, value: "false"}
+        - {key: tls-cert-file, value: "%s"}
+        - {key: tls-private-key-file, value: "%s"}
+        - {key: profiling, value: "false"}
+        """
+            .formatted(kwokctl.servingCert(), kwokctl.servingKey())
+            .indent(2)
+            .stripTrailing();
     return """
         apiVersion: config.kwok.x-k8s.io/v1alpha1
         kind: KwokctlConfiguration
@@ -771,16 +770,10 @@ public final class RealCluster implements AutoCloseable {
         - name: kube-controller-manager
           extraArgs:
           - {key: controllers, value: "%s"}
-          - {key: leader-elect, value: "false"}
-          - {key: tls-cert-file, value: "%s"}
-          - {key: tls-private-key-file, value: "%s"}
-          - {key: profiling, value: "false"}
+        %s
         - name: kube-scheduler
           extraArgs:
-          - {key: leader-elect, value: "false"}
-          - {key: tls-cert-file, value: "%s"}
-          - {key: tls-private-key-file, value: "%s"}
-          - {key: profiling, value: "false"}
+        %s
         - name: kwok-controller
           extraArgs:
           - {key: manage-all-nodes, value: "false", override: true}
@@ -797,10 +790,8 @@ public final class RealCluster implements AutoCloseable {
             ports[5],
             tokens,
             String.join(",", CONTROLLERS),
-            cert,
-            key,
-            cert,
-            key,
+            served,
+            served,
             KwokNodes.MANAGED_ANNOTATION,
             KwokNodes.MANAGED_VALUE);
   }
