@@ -164,7 +164,8 @@ final class Kwokctl {
     }
   }
 
-  private static boolean awaitExit(ProcessHandle p, Duration wait) {
+  /** Waits up to {@code wait} for the process to end; whether it has. */
+  static boolean awaitExit(ProcessHandle p, Duration wait) {
     try {
       p.onExit().get(wait.toMillis(), TimeUnit.MILLISECONDS);
       return true;

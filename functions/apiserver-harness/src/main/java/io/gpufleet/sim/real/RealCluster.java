@@ -864,7 +864,7 @@ public final class RealCluster implements AutoCloseable {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while starting the test cluster", e);
       }
-      ProcessHandle.of(pids.get(component)).ifPresent(p -> awaitExit(p, POLL));
+      ProcessHandle.of(pids.get(component)).ifPresent(p -> Kwokctl.awaitExit(p, POLL));
     }
     throw new IllegalStateException(
         component
@@ -876,16 +876,6 @@ public final class RealCluster implements AutoCloseable {
             + last
             + ")"
             + Kwokctl.tail(log));
-  }
-
-  private static void awaitExit(ProcessHandle process, Duration wait) {
-    try {
-      process.onExit().get(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-      // still running: poll again
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   /** Trusts the cluster's CA only. */
