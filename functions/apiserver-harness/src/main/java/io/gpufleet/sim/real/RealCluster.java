@@ -131,14 +131,12 @@ public final class RealCluster implements AutoCloseable {
     return token;
   }
 
-  /** kwokctl's working directory: the cluster's PKI, etcd data and logs are under clusters/NAME. */
+  /**
+   * kwokctl's working directory: the cluster (named {@code gpufleet-<pid>-<n>}, its PKI, etcd data
+   * and logs) is under {@code clusters/}.
+   */
   public Path workDir() {
     return kwokctl.workDir;
-  }
-
-  /** kwokctl's name of this cluster (unique per start). */
-  public String name() {
-    return kwokctl.name;
   }
 
   /** The log file of one component (etcd, kube-apiserver, ..., kwok-controller). */
