@@ -22,8 +22,9 @@ import java.util.stream.Stream;
  *
  * <p>kwokctl is never allowed to download: every binary is passed as a local path, {@code PATH}
  * starts with the binary directory (kwokctl calls the first {@code kubectl} on it) and the proxy
- * variables point at a closed loopback port, so a download attempt fails at once and says what it
- * wanted. Loopback traffic, the only traffic of the cluster, never goes through a proxy.
+ * variables point at a closed loopback port, so a download attempt fails within seconds (kwokctl
+ * retries a few times) and says what it wanted. Loopback traffic, the only traffic of the cluster,
+ * never goes through a proxy.
  */
 final class Kwokctl {
   private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(60);
