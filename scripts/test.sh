@@ -36,7 +36,7 @@ if [ ! -x "$CHECKOV_VENV/bin/checkov" ] \
   cp "$REQ_CHECKOV" "$CHECKOV_VENV/.requirements-installed"
 fi
 
-echo "== real API server tier: kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok"
+echo "== real API server tier: kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok, kwokctl, kubectl"
 # Built from their Go modules into ~/.cache/gpufleet/k8s on first use (a cold build takes about
 # 21 minutes on 2 cores, see BENCHMARKS.md), reused afterwards.
 GPUFLEET_K8S_BIN="$("$ROOT/scripts/k8s-bins.sh")"

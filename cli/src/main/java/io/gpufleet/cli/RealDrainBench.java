@@ -38,7 +38,8 @@ final class RealDrainBench {
   Map<String, Object> run(int pods) throws Exception {
     K8sBinaries binaries = K8sBinaries.locate(Main.home());
     err.println(
-        "bench drain --real: starting etcd, kube-apiserver, controller-manager, scheduler, kwok...");
+        "bench drain --real: kwokctl starting etcd, kube-apiserver, controller-manager, scheduler,"
+            + " kwok...");
     long startNanos = System.nanoTime();
     try (var cluster = RealCluster.start(binaries)) {
       long clusterStartMs = (System.nanoTime() - startNanos) / 1_000_000;

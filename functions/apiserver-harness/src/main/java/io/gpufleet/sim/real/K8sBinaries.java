@@ -19,7 +19,14 @@ public record K8sBinaries(Path dir) {
   public static final Path SCRIPT = Path.of("scripts", "k8s-bins.sh");
   static final String KWOK_STAGES = "kwok-stages.yaml";
   static final List<String> NAMES =
-      List.of("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok");
+      List.of(
+          "etcd",
+          "kube-apiserver",
+          "kube-controller-manager",
+          "kube-scheduler",
+          "kubectl",
+          "kwok",
+          "kwokctl");
 
   public Path etcd() {
     return dir.resolve("etcd");
@@ -39,6 +46,16 @@ public record K8sBinaries(Path dir) {
 
   public Path kwok() {
     return dir.resolve("kwok");
+  }
+
+  /** Runs the cluster ({@code kwokctl create cluster --runtime binary}, given the others). */
+  public Path kwokctl() {
+    return dir.resolve("kwokctl");
+  }
+
+  /** The kubectl kwokctl calls to see the API server answer. */
+  public Path kubectl() {
+    return dir.resolve("kubectl");
   }
 
   /** The node and pod lifecycle stages kwok runs (written by the build script). */
@@ -75,7 +92,7 @@ public record K8sBinaries(Path dir) {
     }
     throw new IllegalStateException(
         "The real API server tier needs etcd, kube-apiserver, kube-controller-manager,"
-            + " kube-scheduler and kwok: set -D"
+            + " kube-scheduler, kubectl, kwok and kwokctl: set -D"
             + PROPERTY
             + " or $"
             + ENV

@@ -33,19 +33,25 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * A real, throwaway Kubernetes control plane on loopback: etcd → kube-apiserver →
- * kube-controller-manager → kube-scheduler → kwok, started from the binaries of {@link K8sBinaries}
- * with certificates made for this run ({@link Pki}) and free ports picked at start.
+ * A real, throwaway Kubernetes control plane on loopback, run by {@code kwokctl create cluster
+ * --runtime binary} ({@link Kwokctl}) from the binaries of {@link K8sBinaries}: etcd →
+ * kube-apiserver (RBAC and admission on, our audit policy) → kube-controller-manager →
+ * kube-scheduler → kwok. kwokctl makes the PKI; every port is picked here and given to it.
  *
  * <p>The controller-manager runs the controllers a drain depends on: disruption (PDB status, which
  * the eviction subresource reads), replicaset/deployment/statefulset (replacement pods), garbage
  * collection and namespace deletion. The scheduler places pods on kwok's fake nodes; kwok marks
  * pods on its nodes Running and Ready and finishes deleting pods once they are marked for deletion
- * (what a kubelet does). Nodes are kwok's when they carry {@link KwokNodes#MANAGED_ANNOTATION}.
+ * (what a kubelet does), with the stages of {@link K8sBinaries#kwokStages()}. Nodes are kwok's when
+ * they carry {@link KwokNodes#MANAGED_ANNOTATION}.
  *
- * <p>{@link #close()} stops every process (SIGTERM, then SIGKILL after 10 s) in reverse order and
+ * <p>Clients authenticate with bearer tokens from a static token file given to the API server: one
+ * in {@code system:masters} for {@link #admin()}, one per {@link FunctionIdentity} with its user
+ * and groups. {@link #kubeconfig()} is kwokctl's (its admin client certificate).
+ *
+ * <p>{@link #close()} runs {@code kwokctl delete cluster}, waits until its processes are gone and
  * deletes the working directory. A shutdown hook does the same if the JVM exits first, and a
- * watchdog process kills the recorded pids if the JVM dies without running it.
+ * watchdog process runs the delete if the JVM dies without running it.
  */
 public final class RealCluster implements AutoCloseable {
   public static final String KEEP_PROPERTY = "gpufleet.k8s.keep";
@@ -53,14 +59,14 @@ public final class RealCluster implements AutoCloseable {
   static final Duration POLL = Duration.ofMillis(100);
   private static final int START_ATTEMPTS = 3;
   private static final String ADMIN = "gpufleet-admin";
+  private static final java.util.concurrent.atomic.AtomicInteger STARTED =
+      new java.util.concurrent.atomic.AtomicInteger();
 
-  private final Path workDir;
-  private final Pki pki;
+  private final Kwokctl kwokctl;
   private final String url;
   private final String token;
-  private final Path kubeconfig;
-  private final List<ManagedProcess> processes;
-  private final ManagedProcess watchdog;
+  private final Map<String, Long> pids;
+  private final Process watchdog;
   private final Thread hook;
   private final Map<FunctionIdentity, String> identityTokens;
   private final List<KubernetesClient> clients = new CopyOnWriteArrayList<>();
@@ -71,22 +77,18 @@ public final class RealCluster implements AutoCloseable {
   private volatile boolean closed;
 
   private RealCluster(
-      Path workDir,
-      Pki pki,
+      Kwokctl kwokctl,
       String url,
       String token,
       Map<FunctionIdentity, String> identityTokens,
-      Path kubeconfig,
-      List<ManagedProcess> processes,
-      ManagedProcess watchdog,
+      Map<String, Long> pids,
+      Process watchdog,
       Thread hook) {
-    this.workDir = workDir;
-    this.pki = pki;
+    this.kwokctl = kwokctl;
     this.url = url;
     this.token = token;
     this.identityTokens = identityTokens;
-    this.kubeconfig = kubeconfig;
-    this.processes = processes;
+    this.pids = pids;
     this.watchdog = watchdog;
     this.hook = hook;
   }
@@ -110,14 +112,18 @@ public final class RealCluster implements AutoCloseable {
     return url;
   }
 
-  /** A kubeconfig (admin client certificate in system:masters) for kubectl and other tools. */
+  /** kwokctl's kubeconfig (admin client certificate in system:masters) for kubectl and tools. */
   public Path kubeconfig() {
-    return kubeconfig;
+    return kwokctl.kubeconfig();
   }
 
   /** The CA certificate as base64 PEM, as {@code KUBE_CA_DATA} and kubeconfig files carry it. */
   public String caData() {
-    return Pki.base64(pki.caCert());
+    try {
+      return java.util.Base64.getEncoder().encodeToString(Files.readAllBytes(kwokctl.caCert()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the cluster's CA " + kwokctl.caCert(), e);
+    }
   }
 
   /** A bearer token in system:masters, as {@code KUBE_TOKEN} carries it. */
@@ -125,14 +131,22 @@ public final class RealCluster implements AutoCloseable {
     return token;
   }
 
-  /** Where the certificates, etcd's data and every component's log are. */
+  /**
+   * kwokctl's working directory: the cluster (named {@code gpufleet-<pid>-<n>}, its PKI, etcd data
+   * and logs) is under {@code clusters/}.
+   */
   public Path workDir() {
-    return workDir;
+    return kwokctl.workDir;
   }
 
-  /** The log file of one component (etcd, kube-apiserver, ..., kwok). */
+  /** The log file of one component (etcd, kube-apiserver, ..., kwok-controller). */
   public Path log(String component) {
-    return workDir.resolve(component + ".log");
+    return kwokctl.log(component);
+  }
+
+  /** The pid of every component, by kwokctl's component name (as started). */
+  public Map<String, Long> pids() {
+    return pids;
   }
 
   /**
@@ -410,7 +424,9 @@ public final class RealCluster implements AutoCloseable {
 
   /** Whether every component is still running (a dead one fails the next request anyway). */
   public boolean healthy() {
-    return !closed && processes.stream().allMatch(ManagedProcess::isAlive);
+    return !closed
+        && pids.values().stream()
+            .allMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
   }
 
   /** Stops everything; idempotent. */
@@ -428,20 +444,34 @@ public final class RealCluster implements AutoCloseable {
             // stopping anyway
           }
         });
-    stopAll(processes, watchdog);
+    stop(kwokctl, watchdog);
     try {
       Runtime.getRuntime().removeShutdownHook(hook);
     } catch (IllegalStateException shuttingDown) {
       // the hook is this call or runs next; both stop the same idempotent way
     }
-    if (!Boolean.getBoolean(KEEP_PROPERTY)) {
-      deleteTree(workDir);
+  }
+
+  /**
+   * kwokctl deletes the cluster (or only stops it when {@value #KEEP_PROPERTY} is set, leaving its
+   * files for a look), then the working directory goes.
+   */
+  private static void stop(Kwokctl kwokctl, Process watchdog) {
+    if (watchdog != null) {
+      watchdog.destroy();
+    }
+    if (Boolean.getBoolean(KEEP_PROPERTY)) {
+      kwokctl.stop();
+    } else {
+      try {
+        kwokctl.delete();
+      } finally {
+        deleteTree(kwokctl.workDir);
+      }
     }
   }
 
   // ------------------------------------------------------------------------------- audit
-
-  static final String AUDIT_LOG = "audit.log";
 
   /**
    * The API server records, at Metadata level (who, verb, resource, subresource, namespace, name,
@@ -490,7 +520,7 @@ public final class RealCluster implements AutoCloseable {
 
   /** Every completed request the API server has audited so far, oldest first. */
   public List<AuditEvent> auditEvents() {
-    Path log = workDir.resolve(AUDIT_LOG);
+    Path log = kwokctl.auditLog();
     var out = new ArrayList<AuditEvent>();
     try {
       if (!Files.exists(log)) {
@@ -539,7 +569,7 @@ public final class RealCluster implements AutoCloseable {
    * synchronously (blocking mode) while it completes the request.
    */
   public List<Eviction> evictions(String namespace) {
-    Path log = workDir.resolve(AUDIT_LOG);
+    Path log = kwokctl.auditLog();
     var out = new ArrayList<Eviction>();
     try {
       if (!Files.exists(log)) {
@@ -587,37 +617,22 @@ public final class RealCluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the test cluster's directory", e);
     }
-    var processes = new ArrayList<ManagedProcess>();
-    ManagedProcess watchdog = null;
+    var kwokctl =
+        new Kwokctl(
+            bin,
+            workDir,
+            "gpufleet-" + ProcessHandle.current().pid() + "-" + STARTED.incrementAndGet());
+    Process watchdog = null;
     Thread hook = null;
-    HttpClient http = null;
     try {
-      Pki pki = Pki.create(workDir.resolve("pki"));
-      Path pidFile = workDir.resolve("pids");
-      Files.writeString(pidFile, "");
-      watchdog = startWatchdog(workDir, pidFile);
-      var started = processes;
+      watchdog = kwokctl.watchdog(Boolean.getBoolean(KEEP_PROPERTY));
       var dog = watchdog;
-      hook =
-          new Thread(
-              () -> {
-                stopAll(started, dog);
-                if (!Boolean.getBoolean(KEEP_PROPERTY)) {
-                  deleteTree(workDir);
-                }
-              },
-              "gpufleet-k8s-stop");
+      hook = new Thread(() -> stop(kwokctl, dog), "gpufleet-k8s-stop");
       Runtime.getRuntime().addShutdownHook(hook);
 
       int[] ports = freePorts(6);
-      int etcdPort = ports[0];
-      int peerPort = ports[1];
-      int apiPort = ports[2];
-      int cmPort = ports[3];
-      int schedulerPort = ports[4];
-      int kwokPort = ports[5];
+      int apiPort = ports[0];
       String token = UUID.randomUUID().toString().replace("-", "");
-      Path tokens = workDir.resolve("tokens.csv");
       var identityTokens = new java.util.EnumMap<FunctionIdentity, String>(FunctionIdentity.class);
       var tokenLines =
           new StringBuilder(token + "," + ADMIN + "," + ADMIN + ",\"system:masters\"\n");
@@ -634,167 +649,59 @@ public final class RealCluster implements AutoCloseable {
             .append(String.join(",", identity.groups()))
             .append("\"\n");
       }
+      Path tokens = workDir.resolve("tokens.csv");
       Files.writeString(tokens, tokenLines);
-      String url = "https://127.0.0.1:" + apiPort;
       Path auditPolicy = workDir.resolve("audit-policy.yaml");
       Files.writeString(auditPolicy, auditPolicy());
-      Path kubeconfig = workDir.resolve("kubeconfig");
-      Files.writeString(kubeconfig, kubeconfig(url, pki), StandardCharsets.UTF_8);
-      var env = Map.of("HOME", workDir.toString());
-      http = http(pki);
+      Path config = workDir.resolve("kwokctl.yaml");
+      Files.writeString(config, kwokctlConfig(kwokctl, ports, tokens));
+      kwokctl.create(config, auditPolicy, START_TIMEOUT);
+
+      var pids = kwokctl.pids();
+      if (!pids.keySet().containsAll(COMPONENTS)) {
+        throw new IllegalStateException(
+            "kwokctl started "
+                + pids.keySet()
+                + ", not "
+                + COMPONENTS
+                + Kwokctl.tail(workDir.resolve("kwokctl.log")));
+      }
+      String url = "https://127.0.0.1:" + apiPort;
       Instant deadline = Instant.now().plus(START_TIMEOUT);
-
-      String etcdUrl = "http://127.0.0.1:" + etcdPort;
-      String peerUrl = "http://127.0.0.1:" + peerPort;
-      var etcd =
-          ManagedProcess.start(
-              "etcd",
-              List.of(
-                  bin.etcd().toString(),
-                  "--name=gpufleet",
-                  "--data-dir=" + workDir.resolve("etcd"),
-                  "--listen-client-urls=" + etcdUrl,
-                  "--advertise-client-urls=" + etcdUrl,
-                  "--listen-peer-urls=" + peerUrl,
-                  "--initial-advertise-peer-urls=" + peerUrl,
-                  "--initial-cluster=gpufleet=" + peerUrl,
-                  "--unsafe-no-fsync=true",
-                  "--log-level=warn"),
-              workDir,
-              env,
-              pidFile);
-      processes.add(etcd);
-      awaitHealthy(http, etcd, URI.create(etcdUrl + "/health"), deadline);
-
-      var apiServer =
-          ManagedProcess.start(
-              "kube-apiserver",
-              List.of(
-                  bin.apiServer().toString(),
-                  "--etcd-servers=" + etcdUrl,
-                  "--bind-address=127.0.0.1",
-                  "--advertise-address=127.0.0.1",
-                  "--secure-port=" + apiPort,
-                  "--cert-dir=" + workDir.resolve("apiserver-certs"),
-                  "--tls-cert-file=" + pki.servingCert(),
-                  "--tls-private-key-file=" + pki.servingKey(),
-                  "--client-ca-file=" + pki.caCert(),
-                  "--token-auth-file=" + tokens,
-                  "--authorization-mode=RBAC",
-                  "--service-account-issuer=https://kubernetes.default.svc",
-                  "--service-account-key-file=" + pki.serviceAccountPublicKey(),
-                  "--service-account-signing-key-file=" + pki.serviceAccountKey(),
-                  "--service-cluster-ip-range=10.96.0.0/16",
-                  // No kubelets mint service account tokens here, and a pod created before the
-                  // namespace's default service account exists would be refused. New nodes would
-                  // get a not-ready NoSchedule taint that only the node lifecycle controller
-                  // removes; that controller is not run (it would taint kwok nodes whose
-                  // heartbeats lag on a busy machine), so that admission plugin is off too.
-                  "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
-                  "--endpoint-reconciler-type=none",
-                  "--audit-policy-file=" + auditPolicy,
-                  "--audit-log-path=" + workDir.resolve(AUDIT_LOG),
-                  "--audit-log-mode=blocking",
-                  "--audit-log-format=json",
-                  "--allow-privileged=true",
-                  "--profiling=false"),
-              workDir,
-              env,
-              pidFile);
-      processes.add(apiServer);
-      awaitHealthy(http, apiServer, URI.create(url + "/readyz"), deadline);
-
-      String serving = "--tls-cert-file=" + pki.servingCert();
-      String servingKey = "--tls-private-key-file=" + pki.servingKey();
-      var controllerManager =
-          ManagedProcess.start(
-              "kube-controller-manager",
-              List.of(
-                  bin.controllerManager().toString(),
-                  "--kubeconfig=" + kubeconfig,
-                  "--bind-address=127.0.0.1",
-                  "--secure-port=" + cmPort,
-                  serving,
-                  servingKey,
-                  "--leader-elect=false",
-                  "--controllers=" + String.join(",", CONTROLLERS),
-                  "--root-ca-file=" + pki.caCert(),
-                  "--service-account-private-key-file=" + pki.serviceAccountKey(),
-                  "--use-service-account-credentials=false",
-                  "--profiling=false"),
-              workDir,
-              env,
-              pidFile);
-      processes.add(controllerManager);
-      var scheduler =
-          ManagedProcess.start(
-              "kube-scheduler",
-              List.of(
-                  bin.scheduler().toString(),
-                  "--kubeconfig=" + kubeconfig,
-                  "--bind-address=127.0.0.1",
-                  "--secure-port=" + schedulerPort,
-                  serving,
-                  servingKey,
-                  "--leader-elect=false",
-                  "--profiling=false"),
-              workDir,
-              env,
-              pidFile);
-      processes.add(scheduler);
-      var kwok =
-          ManagedProcess.start(
-              "kwok",
-              List.of(
-                  bin.kwok().toString(),
-                  "--kubeconfig=" + kubeconfig,
-                  "--config=" + bin.kwokStages(),
-                  "--node-lease-duration-seconds=40",
-                  "--manage-all-nodes=false",
-                  "--manage-nodes-with-annotation-selector="
-                      + KwokNodes.MANAGED_ANNOTATION
-                      + "="
-                      + KwokNodes.MANAGED_VALUE,
-                  "--server-address=127.0.0.1:" + kwokPort,
-                  "--cidr=10.0.0.1/16",
-                  "--node-ip=127.0.0.1"),
-              workDir,
-              env,
-              pidFile);
-      processes.add(kwok);
-      awaitHealthy(
-          http,
-          controllerManager,
-          URI.create("https://127.0.0.1:" + cmPort + "/healthz"),
-          deadline);
-      awaitHealthy(
-          http, scheduler, URI.create("https://127.0.0.1:" + schedulerPort + "/healthz"), deadline);
-      awaitHealthy(http, kwok, URI.create("http://127.0.0.1:" + kwokPort + "/healthz"), deadline);
+      var probes = new java.util.LinkedHashMap<String, URI>();
+      probes.put("kube-apiserver", URI.create(url + "/readyz"));
+      probes.put(
+          "kube-controller-manager", URI.create("https://127.0.0.1:" + ports[1] + "/healthz"));
+      probes.put("kube-scheduler", URI.create("https://127.0.0.1:" + ports[2] + "/healthz"));
+      probes.put("kwok-controller", URI.create("http://127.0.0.1:" + ports[3] + "/healthz"));
+      try (var http = http(kwokctl.caCert())) {
+        // the API server's readiness needs the admin token; the others allow /healthz to anyone
+        probes.forEach(
+            (component, probe) ->
+                awaitHealthy(
+                    http,
+                    kwokctl,
+                    pids,
+                    component,
+                    probe,
+                    component.equals("kube-apiserver") ? token : null,
+                    deadline));
+      }
       return new RealCluster(
-          workDir,
-          pki,
-          url,
-          token,
-          Map.copyOf(identityTokens),
-          kubeconfig,
-          processes,
-          watchdog,
-          hook);
+          kwokctl, url, token, Map.copyOf(identityTokens), Map.copyOf(pids), watchdog, hook);
     } catch (IOException e) {
-      stopAfterFailure(processes, watchdog, hook);
+      stopAfterFailure(kwokctl, watchdog, hook, false);
       throw new UncheckedIOException("cannot start the test cluster in " + workDir, e);
     } catch (RuntimeException e) {
-      stopAfterFailure(processes, watchdog, hook);
-      if (e instanceof PortTaken) {
-        deleteTree(workDir);
-      }
+      stopAfterFailure(kwokctl, watchdog, hook, e instanceof PortTaken);
       throw e;
-    } finally {
-      if (http != null) {
-        http.close();
-      }
     }
   }
+
+  /** The components kwokctl runs, by its names (their logs are {@code logs/<name>.log}). */
+  static final List<String> COMPONENTS =
+      List.of(
+          "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller");
 
   /**
    * The controllers the functions and their tests depend on (kube-controller-manager names; the
@@ -813,9 +720,99 @@ public final class RealCluster implements AutoCloseable {
           // type-checks admission policies' CEL and reports it in their status
           "validatingadmissionpolicy-status-controller");
 
+  /**
+   * kwokctl's configuration: loopback only, the ports picked here ({@code ports}: API server,
+   * controller-manager, scheduler, kwok, etcd client, etcd peer), and what kwokctl's defaults do
+   * not cover as extra component arguments. (kwokctl v0.8.0's {@code --extra-args} flag panics when
+   * two components get more than one argument each, so they are given here.)
+   *
+   * <p>kube-apiserver: the static tokens; no ServiceAccount admission (no kubelets mint tokens
+   * here, and a pod created before its namespace's default service account exists would be refused)
+   * and no TaintNodesByCondition (new nodes would get a not-ready NoSchedule taint that only the
+   * node lifecycle controller removes; that controller is not run, as it would taint kwok nodes
+   * whose heartbeats lag on a busy machine); the audit log written while each request completes.
+   * Controller-manager and scheduler: no leader election, serving with kwokctl's certificate so the
+   * health checks can trust its CA. kwok: only nodes annotated {@link
+   * KwokNodes#MANAGED_ANNOTATION}, a /16 of pod IPs.
+   */
+  private static String kwokctlConfig(Kwokctl kwokctl, int[] ports, Path tokens) {
+    String served =
+        """
+        - {key: leader-elect, value: "false"}
+        - {key: tls-cert-file, value: "%s"}
+        - {key: tls-private-key-file, value: "%s"}
+        - {key: profiling, value: "false"}
+        """
+            .formatted(kwokctl.servingCert(), kwokctl.servingKey())
+            .indent(2)
+            .stripTrailing();
+    return """
+        apiVersion: config.kwok.x-k8s.io/v1alpha1
+        kind: KwokctlConfiguration
+        options:
+          bindAddress: 127.0.0.1
+          kubeApiserverPort: %d
+          kubeControllerManagerPort: %d
+          kubeSchedulerPort: %d
+          kwokControllerPort: %d
+          etcdPort: %d
+          etcdPeerPort: %d
+        componentsPatches:
+        - name: kube-apiserver
+          extraArgs:
+          - {key: token-auth-file, value: "%s"}
+          - {key: disable-admission-plugins, value: "ServiceAccount,TaintNodesByCondition"}
+          - {key: audit-log-mode, value: blocking}
+          - {key: audit-log-format, value: json}
+          - {key: profiling, value: "false"}
+        - name: kube-controller-manager
+          extraArgs:
+          - {key: controllers, value: "%s"}
+        %s
+        - name: kube-scheduler
+          extraArgs:
+        %s
+        - name: kwok-controller
+          extraArgs:
+          - {key: manage-all-nodes, value: "false", override: true}
+          - {key: manage-nodes-with-annotation-selector, value: "%s=%s"}
+          - {key: node-ip, value: 127.0.0.1, override: true}
+          - {key: cidr, value: 10.0.0.1/16}
+        """
+        .formatted(
+            ports[0],
+            ports[1],
+            ports[2],
+            ports[3],
+            ports[4],
+            ports[5],
+            tokens,
+            String.join(",", CONTROLLERS),
+            served,
+            served,
+            KwokNodes.MANAGED_ANNOTATION,
+            KwokNodes.MANAGED_VALUE);
+  }
+
+  /**
+   * Stops what kwokctl started and keeps its directory (logs, audit log, kwokctl's output) for a
+   * look, unless the start is tried again ({@code discard}: a port was taken).
+   */
   private static void stopAfterFailure(
-      List<ManagedProcess> processes, ManagedProcess watchdog, Thread hook) {
-    stopAll(processes, watchdog);
+      Kwokctl kwokctl, Process watchdog, Thread hook, boolean discard) {
+    if (watchdog != null) {
+      watchdog.destroy();
+    }
+    try {
+      if (discard) {
+        kwokctl.delete();
+        deleteTree(kwokctl.workDir);
+      } else {
+        kwokctl.stop();
+      }
+    } catch (RuntimeException e) {
+      // the start failure is what to report
+    }
     if (hook != null) {
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -825,58 +822,29 @@ public final class RealCluster implements AutoCloseable {
     }
   }
 
-  private static void stopAll(List<ManagedProcess> processes, ManagedProcess watchdog) {
-    if (watchdog != null) {
-      watchdog.stop();
-    }
-    var reversed = new ArrayList<>(processes);
-    java.util.Collections.reverse(reversed);
-    reversed.forEach(ManagedProcess::stop);
-  }
-
   /**
-   * A shell that outlives a JVM killed without running its shutdown hooks (SIGKILL, crash) and then
-   * kills every pid recorded in the pid file and deletes the directory (unless kept); stopped first
-   * on a normal stop.
+   * Polls {@code probe} until it answers 200 (with {@code bearer} when given); fails with the
+   * component's log when its process has exited or the deadline passes.
    */
-  private static ManagedProcess startWatchdog(Path workDir, Path pidFile) throws IOException {
-    Path noPids = workDir.resolve("watchdog-pids");
-    Files.writeString(noPids, "");
-    return ManagedProcess.start(
-        "watchdog",
-        List.of(
-            "/bin/sh",
-            "-c",
-            "while kill -0 \"$1\" 2>/dev/null; do sleep 1; done;"
-                + " for p in $(cat \"$2\"); do kill -9 \"$p\" 2>/dev/null; done;"
-                + " if [ -n \"$3\" ]; then sleep 1; rm -rf \"$3\"; fi",
-            "gpufleet-k8s-watchdog",
-            Long.toString(ProcessHandle.current().pid()),
-            pidFile.toString(),
-            Boolean.getBoolean(KEEP_PROPERTY) ? "" : workDir.toString()),
-        workDir,
-        Map.of(),
-        noPids);
-  }
-
   private static void awaitHealthy(
-      HttpClient http, ManagedProcess process, URI probe, Instant deadline) {
-    var request = HttpRequest.newBuilder(probe).timeout(Duration.ofSeconds(5)).GET().build();
+      HttpClient http,
+      Kwokctl kwokctl,
+      Map<String, Long> pids,
+      String component,
+      URI probe,
+      String bearer,
+      Instant deadline) {
+    var builder = HttpRequest.newBuilder(probe).timeout(Duration.ofSeconds(5)).GET();
+    if (bearer != null) {
+      builder.header("Authorization", "Bearer " + bearer);
+    }
+    var request = builder.build();
+    Path log = kwokctl.log(component);
     String last = "no answer yet";
     while (Instant.now().isBefore(deadline)) {
-      if (!process.isAlive()) {
-        String tail = process.tail(30);
-        String message =
-            process.name
-                + " exited with code "
-                + process.exitValue()
-                + " before "
-                + probe
-                + " answered (log "
-                + process.log
-                + "):\n"
-                + tail;
-        throw tail.contains("address already in use")
+      if (ProcessHandle.of(pids.get(component)).map(p -> !p.isAlive()).orElse(true)) {
+        String message = component + " exited before " + probe + " answered" + Kwokctl.tail(log);
+        throw message.contains("address already in use")
             ? new PortTaken(message)
             : new IllegalStateException(message);
       }
@@ -894,29 +862,27 @@ public final class RealCluster implements AutoCloseable {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while starting the test cluster", e);
       }
-      process.awaitExit(POLL);
+      ProcessHandle.of(pids.get(component)).ifPresent(p -> Kwokctl.awaitExit(p, POLL));
     }
     throw new IllegalStateException(
-        process.name
+        component
             + " did not become healthy at "
             + probe
             + " within "
             + START_TIMEOUT.toSeconds()
             + " s (last: "
             + last
-            + "; log "
-            + process.log
-            + "):\n"
-            + process.tail(30));
+            + ")"
+            + Kwokctl.tail(log));
   }
 
   /** Trusts the cluster's CA only. */
-  private static HttpClient http(Pki pki) {
+  private static HttpClient http(Path caCert) {
     try {
       var certs = CertificateFactory.getInstance("X.509");
       var store = KeyStore.getInstance(KeyStore.getDefaultType());
       store.load(null, null);
-      try (var in = Files.newInputStream(pki.caCert())) {
+      try (var in = Files.newInputStream(caCert)) {
         store.setCertificateEntry("ca", certs.generateCertificate(in));
       }
       var trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
@@ -929,39 +895,8 @@ public final class RealCluster implements AutoCloseable {
           .version(HttpClient.Version.HTTP_1_1)
           .build();
     } catch (GeneralSecurityException | IOException e) {
-      throw new IllegalStateException("cannot trust the test cluster's CA", e);
+      throw new IllegalStateException("cannot trust the test cluster's CA " + caCert, e);
     }
-  }
-
-  private static String kubeconfig(String url, Pki pki) {
-    return """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: gpufleet-test
-          cluster:
-            server: %s
-            certificate-authority-data: %s
-        users:
-        - name: %s
-          user:
-            client-certificate-data: %s
-            client-key-data: %s
-        contexts:
-        - name: gpufleet-test
-          context:
-            cluster: gpufleet-test
-            user: %s
-            namespace: default
-        current-context: gpufleet-test
-        """
-        .formatted(
-            url,
-            Pki.base64(pki.caCert()),
-            ADMIN,
-            Pki.base64(pki.adminCert()),
-            Pki.base64(pki.adminKey()),
-            ADMIN);
   }
 
   /** {@code n} distinct loopback ports that were free a moment ago (all held open at once). */

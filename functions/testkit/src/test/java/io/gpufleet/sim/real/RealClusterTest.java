@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -82,12 +81,8 @@ class RealClusterTest {
     // Given a second cluster of its own (the shared one stays up for the other tests)
     var cluster = RealCluster.start(K8sBinaries.locate());
     Path dir = cluster.workDir();
-    List<Long> pids =
-        Arrays.stream(Files.readString(dir.resolve("pids")).split("\\s+"))
-            .filter(s -> !s.isBlank())
-            .map(Long::parseLong)
-            .toList();
-    assertThat(pids).hasSize(5);
+    assertThat(cluster.pids()).containsOnlyKeys(RealCluster.COMPONENTS);
+    var pids = List.copyOf(cluster.pids().values());
     assertThat(pids).allSatisfy(pid -> assertThat(ProcessHandle.of(pid)).isPresent());
     assertThat(cluster.client().namespaces().withName("default").get()).isNotNull();
 
