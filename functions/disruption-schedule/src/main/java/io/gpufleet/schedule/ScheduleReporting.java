@@ -7,51 +7,52 @@ import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.MetricsPort.Unit;
 import io.gpufleet.core.outcome.NotifierPort;
-import io.gpufleet.core.outcome.Sinks;
+import io.gpufleet.core.outcome.OutcomeReporter;
+import io.gpufleet.core.outcome.OutcomeReporter.Event;
+import io.gpufleet.core.outcome.OutcomeReporter.LogLine;
+import io.gpufleet.core.outcome.OutcomeReporter.Notice;
 import io.gpufleet.schedule.model.Change;
 import io.gpufleet.schedule.model.ObjectRef;
 import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.model.ScheduleOutcome.Status;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
- * Sends one outcome everywhere it belongs: a JSON log line (every change with before/after), EMF
- * metrics, an EventBridge event when something changed or failed, a notification for an invalid
- * policy or failed writes, and (during the run) a Kubernetes Event per changed object. Reporting
- * never fails a run: a sink that fails is logged and counted.
+ * What a schedule outcome says to each sink ({@link OutcomeReporter}): a JSON log line (every
+ * change with before/after), EMF metrics, an EventBridge event when something changed or failed, a
+ * notification for an invalid policy or failed writes; and, during the run, the Kubernetes Event on
+ * each object written ({@link #recordEvent}).
  */
-public final class ScheduleReporter {
+public final class ScheduleReporting implements OutcomeReporter.Mapping<ScheduleOutcome> {
   public static final String DETAIL_TYPE = "GPU Fleet Disruption Schedule Outcome";
-  private static final Logger LOG = LoggerFactory.getLogger(ScheduleReporter.class);
 
-  private final ScheduleClusterPort cluster;
-  private final MetricsPort metrics;
-  private final EventPublisherPort publisher;
-  private final NotifierPort notifier;
+  private ScheduleReporting() {}
 
-  public ScheduleReporter(
-      ScheduleClusterPort cluster,
-      MetricsPort metrics,
-      EventPublisherPort publisher,
-      NotifierPort notifier) {
-    this.cluster = cluster;
-    this.metrics = metrics;
-    this.publisher = publisher;
-    this.notifier = notifier;
+  public static OutcomeReporter<ScheduleOutcome> reporter(
+      MetricsPort metrics, EventPublisherPort publisher, NotifierPort notifier) {
+    return new OutcomeReporter<>(new ScheduleReporting(), metrics, publisher, notifier);
   }
 
-  public ScheduleOutcome report(ScheduleOutcome o) {
-    if (o.status() == Status.REJECTED || o.status() == Status.INVALID_POLICY) {
-      LOG.warn(
-          "schedule {}: {}", o.status(), o.message(), entry("outcome", Json.MAPPER.valueToTree(o)));
-    } else {
-      LOG.info(
-          "schedule {}: {}", o.status(), o.message(), entry("outcome", Json.MAPPER.valueToTree(o)));
-    }
-    metrics.add("Runs" + capitalized(o.status().name()), 1, Unit.COUNT);
+  @Override
+  public LogLine logLine(ScheduleOutcome o) {
+    var level =
+        o.status() == Status.REJECTED || o.status() == Status.INVALID_POLICY
+            ? Level.WARN
+            : Level.INFO;
+    return new LogLine(
+        level,
+        "schedule {}: {}",
+        o.status(),
+        o.message(),
+        entry("outcome", Json.MAPPER.valueToTree(o)));
+  }
+
+  @Override
+  public void count(ScheduleOutcome o, MetricsPort metrics) {
+    metrics.add("Runs" + OutcomeReporter.pascal(o.status().name()), 1, Unit.COUNT);
     if (o.writes() > 0) {
       metrics.add("ObjectsWritten", o.writes(), Unit.COUNT);
     }
@@ -61,56 +62,56 @@ public final class ScheduleReporter {
     if (o.dryRun() && !o.changes().isEmpty()) {
       metrics.add("DryRunWrites", o.changes().size(), Unit.COUNT);
     }
-    count(o.changes(), Change.Action.RESTORE, "Restored");
-    count(o.changes(), Change.Action.RELEASE, "ChangedByOthers");
-    count(o.notices(), Change.Action.HOLD, "Held");
-    count(o.notices(), Change.Action.SKIP, "Skipped");
+    count(metrics, o.changes(), Change.Action.RESTORE, "Restored");
+    count(metrics, o.changes(), Change.Action.RELEASE, "ChangedByOthers");
+    count(metrics, o.notices(), Change.Action.HOLD, "Held");
+    count(metrics, o.notices(), Change.Action.SKIP, "Skipped");
     if (o.durationMs() > 0) {
       metrics.add("ReconcileTime", o.durationMs(), Unit.MILLISECONDS);
     }
-    // held objects are in the log and metrics of every run; the event bus hears of changes
+  }
+
+  /** Held objects are in the log and metrics of every run; the event bus hears of changes. */
+  @Override
+  public Optional<Event> event(ScheduleOutcome o) {
     boolean interesting =
         !o.changes().isEmpty()
             || o.status() == Status.INVALID_POLICY
             || o.status() == Status.PARTIAL;
-    if (interesting) {
-      guarded(
-          "eventbridge",
-          () ->
-              publisher.publish(
-                  DETAIL_TYPE, o, o.scheduleArn() == null ? List.of() : List.of(o.scheduleArn())));
+    if (!interesting) {
+      return Optional.empty();
     }
+    return Optional.of(
+        new Event(DETAIL_TYPE, o, o.scheduleArn() == null ? List.of() : List.of(o.scheduleArn())));
+  }
+
+  @Override
+  public Optional<Notice> notice(ScheduleOutcome o) {
     if (o.status() == Status.INVALID_POLICY || o.status() == Status.PARTIAL) {
-      guarded("notification", () -> notifier.notify(subject(o), summary(o)));
+      return Optional.of(new Notice(subject(o), summary(o)));
     }
-    return o;
+    return Optional.empty();
   }
 
   /** A Kubernetes Event on an object just written. */
-  void event(ObjectRef ref, Change c) {
-    guarded(
-        "kubernetes event",
-        () ->
-            cluster.recordEvent(
-                ref,
-                c.action() == Change.Action.RELEASE,
-                switch (c.action()) {
-                  case APPLY -> "GpuFleetScheduleApplied";
-                  case RESTORE -> "GpuFleetScheduleRestored";
-                  default -> "GpuFleetScheduleReleased";
-                },
-                c.note() + ": " + c.before() + " -> " + c.after()));
+  static void recordEvent(ScheduleClusterPort cluster, ObjectRef ref, Change c) {
+    cluster.recordEvent(
+        ref,
+        c.action() == Change.Action.RELEASE,
+        switch (c.action()) {
+          case APPLY -> "GpuFleetScheduleApplied";
+          case RESTORE -> "GpuFleetScheduleRestored";
+          default -> "GpuFleetScheduleReleased";
+        },
+        c.note() + ": " + c.before() + " -> " + c.after());
   }
 
-  private void count(List<Change> changes, Change.Action action, String metric) {
+  private static void count(
+      MetricsPort metrics, List<Change> changes, Change.Action action, String metric) {
     long n = changes.stream().filter(c -> c.action() == action).count();
     if (n > 0) {
       metrics.add(metric, n, Unit.COUNT);
     }
-  }
-
-  private void guarded(String sink, Runnable action) {
-    Sinks.guarded(metrics, LOG, sink, action);
   }
 
   public static String subject(ScheduleOutcome o) {
@@ -149,14 +150,6 @@ public final class ScheduleReporter {
                         + c.after()
                         + (c.error() == null ? "" : "  FAILED: " + c.error()))
             .collect(Collectors.joining("\n")));
-    return sb.toString();
-  }
-
-  private static String capitalized(String enumName) {
-    var sb = new StringBuilder();
-    for (String p : enumName.toLowerCase(java.util.Locale.ROOT).split("_")) {
-      sb.append(Character.toUpperCase(p.charAt(0))).append(p.substring(1));
-    }
     return sb.toString();
   }
 }
