@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.RecordedMetrics;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -15,19 +16,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class LambdaEntryTest {
-  final List<String> events = new ArrayList<>();
-  final MetricsPort metrics =
-      new MetricsPort() {
-        @Override
-        public void add(String name, double value, Unit unit) {
-          events.add(name + "=" + value);
-        }
-
-        @Override
-        public void flush() {
-          events.add("flush");
-        }
-      };
+  final RecordedMetrics metrics = new RecordedMetrics();
+  final List<String> events = metrics.lines;
 
   /** A decoder that takes a number and refuses anything else, precisely. */
   static int number(byte[] payload) {
@@ -62,7 +52,7 @@ class LambdaEntryTest {
 
     // When it is invoked, Then it answers the result as JSON and flushes after the run
     assertThat(invoke(entry, "21")).contains("\"doubled\":42").contains("\"function\":\"test\"");
-    assertThat(events).containsExactly("Runs=1.0", "flush");
+    assertThat(events).containsExactly("Runs=1.0 COUNT", "flush");
   }
 
   @Test
@@ -112,7 +102,7 @@ class LambdaEntryTest {
     assertThatThrownBy(() -> invoke(entry, "1"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("cluster unreachable");
-    assertThat(events).containsExactly("EventsFailed=1.0", "flush");
+    assertThat(events).containsExactly("EventsFailed=1.0 COUNT", "flush");
   }
 
   @Test

@@ -6,24 +6,16 @@ import io.gpufleet.core.outcome.OutcomeReporter.Delivery;
 import io.gpufleet.core.outcome.OutcomeReporter.Event;
 import io.gpufleet.core.outcome.OutcomeReporter.LogLine;
 import io.gpufleet.core.outcome.OutcomeReporter.Notice;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.slf4j.event.Level;
 
 class OutcomeReporterTest {
-  final List<String> sent = new ArrayList<>();
-  final MetricsPort metrics =
-      new MetricsPort() {
-        @Override
-        public void add(String name, double value, Unit unit) {
-          sent.add("metric " + name + "=" + value);
-        }
+  /** Every sink's deliveries in one list, in order; metrics as {@code name=value UNIT}. */
+  final RecordedMetrics metrics = new RecordedMetrics();
 
-        @Override
-        public void flush() {}
-      };
+  final List<String> sent = metrics.lines;
   final EventPublisherPort publisher =
       (detailType, detail, resources) -> sent.add("event " + detailType + " " + detail + resources);
   final NotifierPort notifier =
@@ -70,15 +62,14 @@ class OutcomeReporterTest {
 
     assertThat(reported).isEqualTo(new Done(3, true));
     assertThat(sent)
-        .containsExactly(
-            "metric Things=3.0", "k8s 3", "event Done 3[arn:x]", "notice alarm: did 3");
+        .containsExactly("Things=3.0 COUNT", "k8s 3", "event Done 3[arn:x]", "notice alarm: did 3");
   }
 
   @Test
   void shouldSendNoNoticeWhenTheMappingHasNone() {
     new OutcomeReporter<>(new Mapping(), metrics, publisher, notifier).report(new Done(1, false));
 
-    assertThat(sent).containsExactly("metric Things=1.0", "k8s 1", "event Done 1[arn:x]");
+    assertThat(sent).containsExactly("Things=1.0 COUNT", "k8s 1", "event Done 1[arn:x]");
   }
 
   @Test
@@ -91,7 +82,7 @@ class OutcomeReporterTest {
 
     assertThat(sent)
         .containsExactly(
-            "metric Things=2.0", "k8s 2", "metric ReportFailures=1.0", "notice alarm: did 2");
+            "Things=2.0 COUNT", "k8s 2", "ReportFailures=1.0 COUNT", "notice alarm: did 2");
   }
 
   @Test
@@ -107,7 +98,7 @@ class OutcomeReporterTest {
                   throw new IllegalStateException("S3 down");
                 }))
         .isEmpty();
-    assertThat(sent).containsExactly("metric ReportFailures=1.0");
+    assertThat(sent).containsExactly("ReportFailures=1.0 COUNT");
   }
 
   @Test
