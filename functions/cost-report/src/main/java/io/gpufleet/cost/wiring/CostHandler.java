@@ -18,11 +18,11 @@ import io.gpufleet.cost.model.CostOutcome;
 public final class CostHandler extends LambdaHandler {
   public CostHandler() {
     this(InitWarmup.around(CostPriming.warmup(), CostWiring::fromEnvironment));
-    CostPriming.register();
   }
 
   private CostHandler(CostWiring.Wired w) {
     super(entry(w.service(), w.metrics(), w.reporter(), w.cluster()).closing(w.client()));
+    CostPriming.register();
   }
 
   public CostHandler(

@@ -13,11 +13,11 @@ public final class ScheduleHandler extends LambdaHandler {
   public ScheduleHandler() {
     // read-only paths loaded at init beside the wiring (and again before a SnapStart snapshot)
     this(InitWarmup.around(SchedulePriming.warmup(), ScheduleWiring::fromEnvironment));
-    SchedulePriming.register();
   }
 
   private ScheduleHandler(ScheduleWiring.Wired wired) {
     super(entry(wired.service(), wired.metrics()).closing(wired.client()));
+    SchedulePriming.register();
   }
 
   public ScheduleHandler(ScheduleService service, MetricsPort metrics) {

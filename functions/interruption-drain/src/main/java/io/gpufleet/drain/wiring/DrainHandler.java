@@ -21,11 +21,11 @@ public final class DrainHandler extends LambdaHandler {
   public DrainHandler() {
     // client-independent warm-up on a second thread while this one wires (both done on return)
     this(InitWarmup.around(DrainWarmup.steps(), DrainPriming::wire));
-    DrainPriming.register();
   }
 
   private DrainHandler(DrainWiring.Wired wired) {
     super(entry(wired.service(), wired.metrics(), Clock.systemUTC()).closing(wired.client()));
+    DrainPriming.register();
   }
 
   public DrainHandler(DrainService service, MetricsPort metrics, Clock clock) {
