@@ -4,9 +4,6 @@ import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.gpufleet.core.outcome.EventPublisherPort;
-import io.gpufleet.core.outcome.MetricsPort;
-import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.pricing.TokenBucket;
 import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
@@ -487,13 +484,7 @@ final class BenchCommand implements Callable<Integer> {
 
   static DrainService service(KubernetesClient client, SimTime time) {
     return DrainWiring.service(
-        client,
-        DrainSettings.defaults("bench"),
-        MetricsPort.NONE,
-        EventPublisherPort.NONE,
-        NotifierPort.NONE,
-        time.clock(),
-        time.sleeper());
+        client, DrainWiring.Parts.of(DrainSettings.defaults("bench")).timedBy(time));
   }
 
   static void seedNode(SimCluster cluster, String node, String instance, int pods) {

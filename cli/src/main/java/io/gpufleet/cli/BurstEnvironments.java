@@ -2,9 +2,7 @@ package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
-import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.drain.ClusterList;
 import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
@@ -87,12 +85,7 @@ final class BurstEnvironments {
               : DrainWiring.routed(
                   kubes,
                   ClusterList.of(names.toArray(String[]::new)),
-                  DrainSettings.defaults(names.get(0)),
-                  MetricsPort.NONE,
-                  EventPublisherPort.NONE,
-                  NotifierPort.NONE,
-                  time.clock(),
-                  time.sleeper());
+                  DrainWiring.Parts.of(DrainSettings.defaults(names.get(0))).timedBy(time));
       if (target.ec2() != null) {
         // the Lambda's EC2 client: SigV4-signed DescribeInstances to the simulated EC2
         InstanceLookupPort ec2 =

@@ -14,7 +14,7 @@ import io.gpufleet.core.pricing.TokenBucket;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.cost.CostClusterPort;
 import io.gpufleet.cost.CostReportService;
-import io.gpufleet.cost.CostReporter;
+import io.gpufleet.cost.CostReporting;
 import io.gpufleet.cost.CostSettings;
 import io.gpufleet.cost.InstancePort;
 import io.gpufleet.cost.SpotPriceHistoryPort;
@@ -395,7 +395,7 @@ final class CostBench {
         spot,
         prices,
         store,
-        new CostReporter(MetricsPort.NONE, EventPublisherPort.NONE, NotifierPort.NONE),
+        CostReporting.reporter(MetricsPort.NONE, EventPublisherPort.NONE, NotifierPort.NONE),
         clock,
         w -> fleet.commitments(),
         (w, n) -> fleet.utilisation());

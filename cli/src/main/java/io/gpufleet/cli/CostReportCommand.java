@@ -12,7 +12,7 @@ import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.pricing.OnDemandPricing;
 import io.gpufleet.core.store.DirectoryBlobStore;
 import io.gpufleet.cost.CostReportService;
-import io.gpufleet.cost.CostReporter;
+import io.gpufleet.cost.CostReporting;
 import io.gpufleet.cost.CostSettings;
 import io.gpufleet.cost.aws.Ec2InstanceAdapter;
 import io.gpufleet.cost.aws.Ec2SpotPriceHistoryAdapter;
@@ -162,7 +162,7 @@ final class CostReportCommand implements Callable<Integer> {
               new Ec2SpotPriceHistoryAdapter(ec2),
               OnDemandPricing.create(aws, settings, Optional.of(store), clock),
               store,
-              new CostReporter(MetricsPort.NONE, EventPublisherPort.NONE, NotifierPort.NONE),
+              CostReporting.reporter(MetricsPort.NONE, EventPublisherPort.NONE, NotifierPort.NONE),
               clock);
       var outcome =
           service.run(

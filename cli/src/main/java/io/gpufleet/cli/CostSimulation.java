@@ -8,7 +8,7 @@ import io.gpufleet.core.pricing.OnDemandPricing;
 import io.gpufleet.core.store.DirectoryBlobStore;
 import io.gpufleet.cost.CostClusterPort;
 import io.gpufleet.cost.CostReportService;
-import io.gpufleet.cost.CostReporter;
+import io.gpufleet.cost.CostReporting;
 import io.gpufleet.cost.CostSettings;
 import io.gpufleet.cost.InstancePort;
 import io.gpufleet.cost.SpotPriceHistoryPort;
@@ -126,7 +126,7 @@ final class CostSimulation {
               new SimSpot(now),
               OnDemandPricing.create(aws, new Settings(Map.of()), Optional.of(store), clock),
               store,
-              new CostReporter(
+              CostReporting.reporter(
                   metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier()),
               clock,
               new CostExplorerCommitmentAdapter(aws.build(CostExplorerClient.builder())));

@@ -8,11 +8,7 @@ import io.gpufleet.core.event.DecodeResult;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.outcome.EventPublisherPort;
-import io.gpufleet.core.outcome.MetricsPort;
-import io.gpufleet.core.outcome.NotifierPort;
-import io.gpufleet.core.time.Sleeper;
-import io.gpufleet.drain.DrainReporter;
+import io.gpufleet.drain.DrainReporting;
 import io.gpufleet.drain.DrainSettings;
 import io.gpufleet.drain.model.DrainKind;
 import io.gpufleet.drain.model.DrainOutcome;
@@ -151,15 +147,7 @@ final class DrainCommand implements Callable<Integer> {
     DrainSettings settings = DrainSettings.from(new Settings(env));
 
     try (KubernetesClient client = connect(clusterName)) {
-      var service =
-          DrainWiring.service(
-              client,
-              settings,
-              MetricsPort.NONE,
-              EventPublisherPort.NONE,
-              NotifierPort.NONE,
-              Clock.systemUTC(),
-              Sleeper.SYSTEM);
+      var service = DrainWiring.service(client, DrainWiring.Parts.of(settings));
       if (dryRun) {
         DryRunReport report = service.dryRun(instance);
         if (json) {
@@ -184,7 +172,7 @@ final class DrainCommand implements Callable<Integer> {
       if (json) {
         out.println(Json.writePretty(outcomes));
       } else {
-        outcomes.forEach(o -> out.println(DrainReporter.summary(o)));
+        outcomes.forEach(o -> out.println(DrainReporting.summary(o)));
       }
       return outcomes.stream()
               .allMatch(

@@ -10,15 +10,13 @@ import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.lambda.LocalContext;
-import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.pricing.OnDemandPricing;
 import io.gpufleet.core.store.DirectoryBlobStore;
-import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.cost.CostReportService;
-import io.gpufleet.cost.CostReporter;
+import io.gpufleet.cost.CostReporting;
 import io.gpufleet.cost.CostSettings;
 import io.gpufleet.cost.k8s.CostClusterAdapter;
 import io.gpufleet.cost.wiring.CostHandler;
@@ -368,12 +366,10 @@ final class InvokeCommand implements Callable<Integer> {
     var service =
         DrainWiring.service(
             client,
-            DrainSettings.defaults(DemoFleet.CLUSTER),
-            metrics,
-            new Recorders.RecordingPublisher(),
-            new Recorders.RecordingNotifier(),
-            time.clock(),
-            time.sleeper());
+            DrainWiring.Parts.of(DrainSettings.defaults(DemoFleet.CLUSTER))
+                .reportingTo(
+                    metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier())
+                .timedBy(time));
     var handler = new DrainHandler(service, metrics, time.clock());
     return new Env() {
       @Override
@@ -395,14 +391,7 @@ final class InvokeCommand implements Callable<Integer> {
     env.put("CLUSTER_NAME", clusterName);
     KubernetesClient client = connect(clusterName);
     var service =
-        DrainWiring.service(
-            client,
-            DrainSettings.from(new Settings(env)),
-            MetricsPort.NONE,
-            EventPublisherPort.NONE,
-            NotifierPort.NONE,
-            Clock.systemUTC(),
-            Sleeper.SYSTEM);
+        DrainWiring.service(client, DrainWiring.Parts.of(DrainSettings.from(new Settings(env))));
     err.println("invoke: acting on the real cluster " + clusterName);
     var handler = new DrainHandler(service, MetricsPort.NONE, Clock.systemUTC());
     return new Env() {
@@ -501,7 +490,7 @@ final class InvokeCommand implements Callable<Integer> {
     var settings = CostSettings.defaults(DemoFleet.CLUSTER);
     var metrics = new Recorders.RecordingMetrics();
     var reporter =
-        new CostReporter(
+        CostReporting.reporter(
             metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier());
     var service =
         new CostReportService(

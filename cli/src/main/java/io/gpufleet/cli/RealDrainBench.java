@@ -1,10 +1,6 @@
 package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpufleet.core.outcome.EventPublisherPort;
-import io.gpufleet.core.outcome.MetricsPort;
-import io.gpufleet.core.outcome.NotifierPort;
-import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
 import io.gpufleet.drain.model.DrainOutcome;
@@ -14,7 +10,6 @@ import io.gpufleet.sim.real.KwokNodes;
 import io.gpufleet.sim.real.RealCluster;
 import io.gpufleet.sim.real.RealNamespace;
 import java.io.PrintStream;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -125,13 +120,6 @@ final class RealDrainBench {
   }
 
   private static DrainService service(KubernetesClient client) {
-    return DrainWiring.service(
-        client,
-        DrainSettings.defaults("bench"),
-        MetricsPort.NONE,
-        EventPublisherPort.NONE,
-        NotifierPort.NONE,
-        Clock.systemUTC(),
-        Sleeper.SYSTEM);
+    return DrainWiring.service(client, DrainWiring.Parts.of(DrainSettings.defaults("bench")));
   }
 }

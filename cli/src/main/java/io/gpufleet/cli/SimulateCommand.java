@@ -226,14 +226,12 @@ final class SimulateCommand implements Callable<Integer> {
           DrainWiring.routed(
               kubes,
               io.gpufleet.drain.ClusterList.of(DemoFleet.CLUSTER, SECOND_CLUSTER),
-              DrainSettings.defaults(DemoFleet.CLUSTER),
-              metrics,
-              publisher,
-              notifier,
-              time.clock(),
-              time.sleeper(),
-              new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(autoScaling),
-              (body, delay) -> continuations.add(body));
+              DrainWiring.Parts.of(DrainSettings.defaults(DemoFleet.CLUSTER))
+                  .reportingTo(metrics, publisher, notifier)
+                  .timedBy(time)
+                  .withLifecycle(
+                      new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(autoScaling),
+                      (body, delay) -> continuations.add(body)));
       // what EC2 DescribeInstances answers for the demo Capacity Block: one instance per cluster
       service.findReservationInstancesWith(
           id ->

@@ -9,6 +9,7 @@ import io.gpufleet.core.event.FleetEvent;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.MetricsPort.Unit;
+import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.preflight.model.AlarmOutcome;
 import io.gpufleet.preflight.model.NodePoolSpec;
 import io.gpufleet.preflight.model.Plan;
@@ -53,7 +54,8 @@ public final class PreflightFunction {
   private final EventDecoder decoder = new EventDecoder();
   private final PreflightService service;
   private final QuotaAlarmService alarms;
-  private final PreflightReporter reporter;
+  private final ReportStorePort store;
+  private final OutcomeReporter<PreflightReporting.Stored> reporter;
   private final DedupeStorePort dedupe;
   private final PlanLoaderPort loader;
   private final NodePoolPort pools;
@@ -64,7 +66,8 @@ public final class PreflightFunction {
   public PreflightFunction(
       PreflightService service,
       QuotaAlarmService alarms,
-      PreflightReporter reporter,
+      ReportStorePort store,
+      OutcomeReporter<PreflightReporting.Stored> reporter,
       DedupeStorePort dedupe,
       PlanLoaderPort loader,
       NodePoolPort pools,
@@ -72,6 +75,7 @@ public final class PreflightFunction {
       String clusterRegion) {
     this.service = service;
     this.alarms = alarms;
+    this.store = store;
     this.reporter = reporter;
     this.dedupe = dedupe;
     this.loader = loader;
@@ -116,7 +120,7 @@ public final class PreflightFunction {
       return RunOutcome.of(event.meta().id(), RunOutcome.IGNORED, why);
     }
     AlarmOutcome o = alarms.handle(alarm, configuredPlan(), nodePools());
-    metrics.add("Alarms" + camel(o.status().name()), 1, Unit.COUNT);
+    metrics.add("Alarms" + OutcomeReporter.pascal(o.status().name()), 1, Unit.COUNT);
     LOG.info("quota alarm {}: {} {}", o.alarmName(), o.status(), o.message());
     return new RunOutcome(
         "capacity-preflight", o.eventId(), o.status().name(), o.message(), null, null, o);
@@ -163,7 +167,7 @@ public final class PreflightFunction {
               pools.isEmpty() ? null : clusterRegion,
               id == null ? "invoke" : "schedule",
               PreflightService.Progress.NONE);
-      var uri = reporter.report(report);
+      var uri = PreflightReporting.storeAndReport(reporter, store, report);
       return new RunOutcome(
           "capacity-preflight",
           id,
@@ -259,13 +263,5 @@ public final class PreflightFunction {
     metrics.add("PayloadsRejected", 1, Unit.COUNT);
     LOG.warn("payload rejected: {}", reason);
     return RunOutcome.of(id, RunOutcome.REJECTED, reason);
-  }
-
-  private static String camel(String enumName) {
-    var sb = new StringBuilder();
-    for (String p : enumName.toLowerCase(java.util.Locale.ROOT).split("_")) {
-      sb.append(Character.toUpperCase(p.charAt(0))).append(p.substring(1));
-    }
-    return sb.toString();
   }
 }

@@ -60,8 +60,10 @@ class OutputsAndSettingsTest {
     @Test
     void shouldNotNotifyWhenNoRegionIsNoGoButStillPublishAndCountHeadroom() {
       var uri =
-          new PreflightReporter(r -> Optional.of("s3://b/k"), metrics, publisher, notifier)
-              .report(report(region("us-east-1", Verdict.GO)));
+          PreflightReporting.storeAndReport(
+              PreflightReporting.reporter(metrics, publisher, notifier),
+              r -> Optional.of("s3://b/k"),
+              report(region("us-east-1", Verdict.GO)));
 
       assertThat(uri).contains("s3://b/k");
       assertThat(notifier.sent).isEmpty();
@@ -83,8 +85,10 @@ class OutputsAndSettingsTest {
           };
 
       var uri =
-          new PreflightReporter(broken, metrics, publisher, notifier)
-              .report(report(region("us-east-1", Verdict.NO_GO)));
+          PreflightReporting.storeAndReport(
+              PreflightReporting.reporter(metrics, publisher, notifier),
+              broken,
+              report(region("us-east-1", Verdict.NO_GO)));
 
       assertThat(uri).isEmpty();
       assertThat(metrics.total("ReportFailures")).isEqualTo(2);

@@ -2,6 +2,7 @@ package io.gpufleet.cost;
 
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.core.pricing.OnDemandPriceChain;
 import io.gpufleet.core.pricing.OnDemandPrices;
 import io.gpufleet.core.store.BlobStorePort;
@@ -63,7 +64,7 @@ public final class CostReportService {
   private final SpotPriceHistoryPort spot;
   private final OnDemandPrices onDemand;
   private final BlobStorePort store;
-  private final CostReporter reporter;
+  private final OutcomeReporter<CostReporting.Run> reporter;
   private final Clock clock;
   private final CommitmentPort commitments;
   private volatile CostReport lastReport;
@@ -92,7 +93,7 @@ public final class CostReportService {
       SpotPriceHistoryPort spot,
       OnDemandPrices onDemand,
       BlobStorePort store,
-      CostReporter reporter,
+      OutcomeReporter<CostReporting.Run> reporter,
       Clock clock) {
     this(
         settings,
@@ -116,7 +117,7 @@ public final class CostReportService {
       SpotPriceHistoryPort spot,
       OnDemandPrices onDemand,
       BlobStorePort store,
-      CostReporter reporter,
+      OutcomeReporter<CostReporting.Run> reporter,
       Clock clock,
       CommitmentPort commitments,
       UtilisationPort utilisation) {
@@ -142,7 +143,7 @@ public final class CostReportService {
       SpotPriceHistoryPort spot,
       OnDemandPrices onDemand,
       BlobStorePort store,
-      CostReporter reporter,
+      OutcomeReporter<CostReporting.Run> reporter,
       Clock clock,
       CommitmentPort commitments) {
     if (targets.isEmpty()) {
@@ -200,7 +201,7 @@ public final class CostReportService {
                   request.window() == null ? settings.defaultWindow() : request.window(), anchor);
     } catch (ConfigException e) {
       var o = CostOutcome.rejected(first, e.getMessage());
-      reporter.report(o, null);
+      reporter.report(CostReporting.Run.of(o));
       return o;
     }
     // every cluster's inventory, concurrently; one cluster failing fails only its own report
@@ -277,7 +278,7 @@ public final class CostReportService {
                   inv.warnings(),
                   null);
         }
-        reporter.report(o, null);
+        reporter.report(CostReporting.Run.of(o));
         outcomes.put(t.name(), o);
       }
       return answer(outcomes);
@@ -337,7 +338,7 @@ public final class CostReportService {
       var inv = inventories.get(t.name());
       if (inv == null) {
         var o = failedOutcome(t.name(), window, failures.get(t.name()), t0, "no report written");
-        reporter.report(o, null);
+        reporter.report(CostReporting.Run.of(o));
         outcomes.put(t.name(), o);
         continue;
       }
@@ -375,7 +376,7 @@ public final class CostReportService {
                 : c.apiCalls() - apiBefore;
         pricingCounted = true;
         var o = reported(t.name(), window, report, outputs, apiCalls, t0, warnings);
-        reporter.report(o, report);
+        reporter.report(new CostReporting.Run(o, report));
         outcomes.put(t.name(), o);
       } catch (RuntimeException e) {
         if (!many()) {
@@ -383,7 +384,7 @@ public final class CostReportService {
         }
         LOG.error("cost report of cluster {} failed: {}", t.name(), e.toString(), e);
         var o = failedOutcome(t.name(), window, e, t0, "report not written");
-        reporter.report(o, null);
+        reporter.report(CostReporting.Run.of(o));
         outcomes.put(t.name(), o);
       }
     }

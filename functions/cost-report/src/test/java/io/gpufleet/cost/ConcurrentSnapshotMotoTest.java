@@ -112,7 +112,7 @@ class ConcurrentSnapshotMotoTest {
         new Fixtures.FakeSpot(),
         new StaticPrices(),
         store,
-        new CostReporter(
+        CostReporting.reporter(
             new Recorders.RecordingMetrics(),
             new Recorders.RecordingPublisher(),
             new Recorders.RecordingNotifier()),

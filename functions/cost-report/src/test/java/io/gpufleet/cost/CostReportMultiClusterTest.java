@@ -72,7 +72,7 @@ class CostReportMultiClusterTest {
         spot,
         new StaticPrices(),
         store,
-        new CostReporter(metrics, publisher, notifier),
+        CostReporting.reporter(metrics, publisher, notifier),
         clock,
         w -> {
           commitmentReads.incrementAndGet();
@@ -219,7 +219,7 @@ class CostReportMultiClusterTest {
             spot,
             new StaticPrices(),
             store,
-            new CostReporter(metrics, publisher, notifier),
+            CostReporting.reporter(metrics, publisher, notifier),
             clock);
 
     var answer = run(single);

@@ -46,7 +46,7 @@ class CostReportServiceTest {
         spot,
         new StaticPrices(),
         store,
-        new CostReporter(metrics, publisher, notifier),
+        CostReporting.reporter(metrics, publisher, notifier),
         clock);
   }
 

@@ -89,7 +89,7 @@ class RealApiCostMultiClusterTest {
             new Fixtures.FakeSpot(),
             new StaticPrices(),
             store,
-            new CostReporter(
+            CostReporting.reporter(
                 metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier()),
             new io.gpufleet.core.time.VirtualTime(created.plus(Duration.ofHours(2))).clock(),
             CommitmentPort.none("test"));

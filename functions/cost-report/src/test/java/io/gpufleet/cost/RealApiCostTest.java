@@ -229,7 +229,7 @@ class RealApiCostTest {
             spot,
             new StaticPrices(),
             store,
-            new CostReporter(
+            CostReporting.reporter(
                 metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier()),
             clock);
 

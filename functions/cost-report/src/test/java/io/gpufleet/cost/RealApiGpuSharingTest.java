@@ -151,7 +151,7 @@ class RealApiGpuSharingTest {
             new Fixtures.FakeSpot(),
             new StaticPrices(),
             new MemoryBlobStore(),
-            new CostReporter(
+            CostReporting.reporter(
                 new Recorders.RecordingMetrics(),
                 new Recorders.RecordingPublisher(),
                 new Recorders.RecordingNotifier()),

@@ -1,6 +1,7 @@
 package io.gpufleet.schedule;
 
 import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.schedule.model.Change;
 import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.model.ScheduleOutcome.Status;
@@ -25,7 +26,7 @@ public final class ScheduleService {
   private final ScheduleSettings settings;
   private final PolicySourcePort policySource;
   private final ScheduleClusterPort cluster;
-  private final ScheduleReporter reporter;
+  private final OutcomeReporter<ScheduleOutcome> reporter;
   private final Clock clock;
   private final TickDeduper deduper = new TickDeduper(512);
 
@@ -33,7 +34,7 @@ public final class ScheduleService {
       ScheduleSettings settings,
       PolicySourcePort policySource,
       ScheduleClusterPort cluster,
-      ScheduleReporter reporter,
+      OutcomeReporter<ScheduleOutcome> reporter,
       Clock clock) {
     this.settings = settings;
     this.policySource = policySource;
@@ -182,7 +183,9 @@ public final class ScheduleService {
                 cluster.apply(s.write());
                 Change done = s.change().withResult(Change.Result.APPLIED, null);
                 if (settings.kubeEvents()) {
-                  reporter.event(s.write().ref(), done);
+                  reporter.deliver(
+                      "kubernetes event",
+                      () -> ScheduleReporting.recordEvent(cluster, s.write().ref(), done));
                 }
                 return done;
               } catch (RuntimeException e) {

@@ -92,7 +92,7 @@ class RealApiScheduleTest {
         ScheduleSettings.defaults("real-api", "inline"),
         PolicySourcePort.inline(policy(ns.name()), "inline"),
         scoped,
-        new ScheduleReporter(scoped, metrics, publisher, notifier),
+        ScheduleReporting.reporter(metrics, publisher, notifier),
         Clock.fixed(NIGHT, ZoneOffset.UTC));
   }
 

@@ -2,6 +2,7 @@ package io.gpufleet.drain;
 
 import io.gpufleet.core.event.DecodeResult;
 import io.gpufleet.core.event.FleetEvent;
+import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.model.Action;
 import io.gpufleet.drain.model.DrainKind;
@@ -33,7 +34,7 @@ public final class DrainService {
   private final DrainPolicy policy;
   private final DrainClusterPort cluster;
   private final Drainer drainer;
-  private final DrainReporter reporter;
+  private final OutcomeReporter<DrainOutcome> reporter;
   private final Clock clock;
   private final Sleeper sleeper;
   private final LifecycleService lifecycle;
@@ -47,7 +48,7 @@ public final class DrainService {
   public DrainService(
       DrainSettings settings,
       DrainClusterPort cluster,
-      DrainReporter reporter,
+      OutcomeReporter<DrainOutcome> reporter,
       Clock clock,
       Sleeper sleeper) {
     this(settings, cluster, reporter, clock, sleeper, null, ContinuationPort.NONE);
@@ -60,7 +61,7 @@ public final class DrainService {
   public DrainService(
       DrainSettings settings,
       DrainClusterPort cluster,
-      DrainReporter reporter,
+      OutcomeReporter<DrainOutcome> reporter,
       Clock clock,
       Sleeper sleeper,
       LifecyclePort hooks,

@@ -50,7 +50,8 @@ public final class DrainFixture implements AutoCloseable {
     this.settings = newSettings;
     this.service =
         DrainWiring.service(
-            client, settings, metrics, publisher, notifier, time.clock(), time.sleeper());
+            client,
+            DrainWiring.Parts.of(settings).reportingTo(metrics, publisher, notifier).timedBy(time));
   }
 
   Instant hardStop() {

@@ -79,14 +79,10 @@ class LifecycleDrainTest {
     f.service =
         DrainWiring.service(
             f.client,
-            settings,
-            f.metrics,
-            f.publisher,
-            f.notifier,
-            f.time.clock(),
-            f.time.sleeper(),
-            new AutoScalingLifecycleAdapter(client),
-            queue);
+            DrainWiring.Parts.of(settings)
+                .reportingTo(f.metrics, f.publisher, f.notifier)
+                .timedBy(f.time)
+                .withLifecycle(new AutoScalingLifecycleAdapter(client), queue));
   }
 
   String hold(String transition) {

@@ -49,7 +49,7 @@ class MultiClusterDrainTest {
   ClusterRouter.Member member(String name, DrainClusterPort port) {
     var settings = DrainSettings.defaults(name);
     var reporter =
-        new DrainReporter(
+        DrainReporting.reporter(
             port, new Recorders.RecordingMetrics(), publisher, new Recorders.RecordingNotifier());
     return new ClusterRouter.Member(
         name, new DrainService(settings, port, reporter, time.clock(), time.sleeper()), port);

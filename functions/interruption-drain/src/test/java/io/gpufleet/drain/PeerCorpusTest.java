@@ -153,14 +153,12 @@ class PeerCorpusTest {
       var service =
           DrainWiring.service(
               client,
-              DrainSettings.defaults("corpus"),
-              metrics,
-              publisher,
-              new Recorders.RecordingNotifier(),
-              time.clock(),
-              time.sleeper(),
-              new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(autoScaling),
-              (body, delay) -> {});
+              DrainWiring.Parts.of(DrainSettings.defaults("corpus"))
+                  .reportingTo(metrics, publisher, new Recorders.RecordingNotifier())
+                  .timedBy(time)
+                  .withLifecycle(
+                      new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(autoScaling),
+                      (body, delay) -> {}));
       stub.reset();
       asg = new io.gpufleet.sim.aws.SimAutoScaling(stub, time);
       handler = new DrainHandler(service, metrics, time.clock());

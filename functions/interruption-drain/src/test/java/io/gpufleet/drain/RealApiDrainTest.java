@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
-import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.k8s.DrainClusterAdapter;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DrainOutcome.Status;
@@ -50,12 +49,8 @@ class RealApiDrainTest {
   DrainService service(RealCluster cluster) {
     return DrainWiring.service(
         cluster.client(),
-        DrainSettings.defaults(CLUSTER),
-        metrics,
-        publisher,
-        notifier,
-        Clock.systemUTC(),
-        Sleeper.SYSTEM);
+        DrainWiring.Parts.of(DrainSettings.defaults(CLUSTER))
+            .reportingTo(metrics, publisher, notifier));
   }
 
   static KwokNodes.Spec spotNode(String name, String instanceId) {
@@ -328,12 +323,7 @@ class RealApiDrainTest {
     var service =
         DrainWiring.service(
             cluster.clientAs(FunctionIdentity.INTERRUPTION_DRAIN_FORCE_DELETE),
-            settings,
-            metrics,
-            publisher,
-            notifier,
-            Clock.systemUTC(),
-            Sleeper.SYSTEM);
+            DrainWiring.Parts.of(settings).reportingTo(metrics, publisher, notifier));
     DrainOutcome outcome =
         drainOnSpotWarning(service, "i-0feed000000000051", Instant.now().minusSeconds(100));
 

@@ -6,7 +6,6 @@ import io.gpufleet.core.event.DecodeResult;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.event.FleetEvent;
 import io.gpufleet.core.event.LifecycleEvents;
-import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.aws.AutoScalingLifecycleAdapter;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DrainOutcome.Status;
@@ -18,7 +17,6 @@ import io.gpufleet.sim.real.KwokNodes;
 import io.gpufleet.sim.real.RealApiServerTest;
 import io.gpufleet.sim.real.RealCluster;
 import io.gpufleet.sim.real.RealNamespace;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -85,15 +83,14 @@ class RealApiLifecycleDrainTest {
             Duration.ofMinutes(10));
     return DrainWiring.service(
         cluster.client(),
-        DrainSettings.defaults("real-api")
-            .withOptions(DrainSettings.Options.DEFAULTS.withLifecycle(lifecycle)),
-        metrics,
-        new Recorders.RecordingPublisher(),
-        new Recorders.RecordingNotifier(),
-        Clock.systemUTC(),
-        Sleeper.SYSTEM,
-        new AutoScalingLifecycleAdapter(autoScaling),
-        (body, delay) -> continuations.add(body));
+        DrainWiring.Parts.of(
+                DrainSettings.defaults("real-api")
+                    .withOptions(DrainSettings.Options.DEFAULTS.withLifecycle(lifecycle)))
+            .reportingTo(
+                metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier())
+            .withLifecycle(
+                new AutoScalingLifecycleAdapter(autoScaling),
+                (body, delay) -> continuations.add(body)));
   }
 
   static KwokNodes.Spec ngNode(String name, String instanceId) {

@@ -3,7 +3,6 @@ package io.gpufleet.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.aws.Ec2InstancesAdapter;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DrainOutcome.Status;
@@ -18,7 +17,6 @@ import io.gpufleet.sim.real.Manifests;
 import io.gpufleet.sim.real.RealApiServerTest;
 import io.gpufleet.sim.real.RealCluster;
 import io.gpufleet.sim.real.RealNamespace;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -67,12 +65,8 @@ class RealApiMultiClusterTest {
     return DrainWiring.routed(
         kubes,
         ClusterList.of("blue", "green"),
-        DrainSettings.defaults("blue"),
-        metrics,
-        publisher,
-        new Recorders.RecordingNotifier(),
-        Clock.systemUTC(),
-        Sleeper.SYSTEM);
+        DrainWiring.Parts.of(DrainSettings.defaults("blue"))
+            .reportingTo(metrics, publisher, new Recorders.RecordingNotifier()));
   }
 
   static List<DrainOutcome> spot(DrainService service, String instanceId) {

@@ -148,12 +148,9 @@ class SlackSecretLeakTest {
     var service =
         DrainWiring.service(
             client,
-            DrainSettings.defaults(DemoFleet.CLUSTER),
-            metrics,
-            publisher,
-            notifier,
-            time.clock(),
-            time.sleeper());
+            DrainWiring.Parts.of(DrainSettings.defaults(DemoFleet.CLUSTER))
+                .reportingTo(metrics, publisher, notifier)
+                .timedBy(time));
     return new DrainHandler(service, metrics, time.clock());
   }
 

@@ -31,13 +31,13 @@ final class PreflightPriming {
    * clients (no call): building the SDK clients loads their classes, work the snapshot should hold
    * rather than the first event after restore; and the EC2 answer reader.
    */
-  static void register(PreflightHandler handler) {
+  static void register(PreflightWiring.Wired wired) {
     SnapStartPriming.register(
         PreflightPriming.class,
         "read-only paths and home-region clients",
         () -> {
-          readOnlyPaths(handler.function().decoder());
-          handler.primeClients();
+          readOnlyPaths(wired.function().decoder());
+          wired.primeClients().run();
           Ec2Xml.prime();
         });
   }

@@ -18,7 +18,7 @@ import io.gpufleet.preflight.DedupeStorePort;
 import io.gpufleet.preflight.NodePoolPort;
 import io.gpufleet.preflight.PlanLoaderPort;
 import io.gpufleet.preflight.PreflightFunction;
-import io.gpufleet.preflight.PreflightReporter;
+import io.gpufleet.preflight.PreflightReporting;
 import io.gpufleet.preflight.PreflightService;
 import io.gpufleet.preflight.PreflightSettings;
 import io.gpufleet.preflight.QuotaAlarmService;
@@ -105,7 +105,8 @@ public final class PreflightWiring {
     return new PreflightFunction(
         service,
         new QuotaAlarmService(service, dedupe, notifier),
-        new PreflightReporter(store, metrics, publisher, notifier),
+        store,
+        PreflightReporting.reporter(metrics, publisher, notifier),
         dedupe,
         loader,
         pools,

@@ -7,7 +7,7 @@ import io.gpufleet.sim.SimTime;
 import io.gpufleet.sim.aws.AwsEmulatorExtension;
 import io.gpufleet.sim.lambda.LambdaRuntime.Mode;
 import io.gpufleet.sim.lambda.RuntimeTier;
-import io.gpufleet.sim.lambda.SamTemplate;
+import io.gpufleet.sim.lambda.RuntimeTierFunction;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +19,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import software.amazon.awssdk.services.eks.EksClient;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -28,8 +27,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * the daily schedule's payload (a plan over six regions); AWS from moto, the cluster simulated.
  */
 class PreflightLambdaRuntimeIT {
-  static final String FUNCTION = "CapacityPreflightFunction";
-  static final String CLUSTER = "sim-gpu-cluster";
+  static final RuntimeTierFunction FUNCTION =
+      new RuntimeTierFunction("CapacityPreflightFunction", "capacity-preflight", "sim-gpu-cluster");
   static final String BUCKET = "gpufleet-preflight-results-it";
 
   @RegisterExtension
@@ -43,14 +42,8 @@ class PreflightLambdaRuntimeIT {
   @BeforeAll
   static void createTheClusterAndTheBucket() {
     root = RuntimeTier.repositoryRoot();
-    try (var eks = AWS.emulator().clients().build(EksClient.builder());
-        var s3 = AWS.emulator().clients().build(S3Client.builder())) {
-      eks.createCluster(
-          r ->
-              r.name(CLUSTER)
-                  .version("1.31")
-                  .roleArn("arn:aws:iam::123456789012:role/eks-cluster-role")
-                  .resourcesVpcConfig(v -> v.subnetIds("subnet-0a1b2c3d4e5f60001")));
+    FUNCTION.createEksCluster(AWS.emulator());
+    try (var s3 = AWS.emulator().clients().build(S3Client.builder())) {
       for (Mode mode : Mode.values()) {
         s3.createBucket(r -> r.bucket(bucket(mode)));
       }
@@ -78,32 +71,20 @@ class PreflightLambdaRuntimeIT {
     // Given the daily schedule's payload
     byte[] payload = Files.readAllBytes(root.resolve("events/preflight-daily-schedule.json"));
     var setup =
-        new RuntimeTier.Setup(
-            root.resolve("template.yaml"),
-            FUNCTION,
-            new SamTemplate.Stack(
-                "gpufleet",
-                AWS.emulator().region().id(),
-                "123456789012",
-                Map.of("ClusterName", CLUSTER),
-                Map.of("PreflightResultsBucket", bucket(mode))),
-            RuntimeTier.lambdaJar(root.resolve("functions/capacity-preflight")),
-            AWS.emulator().endpoint(),
-            cluster.url(),
-            work);
+        FUNCTION.setup(
+            AWS.emulator(), cluster.url(), work, Map.of("PreflightResultsBucket", bucket(mode)));
 
     // When the function runs under the emulator
-    var r = RuntimeTier.run(setup, mode, payload, Map.of(), RuntimeTier.runtimeLib());
+    var r = RuntimeTierFunction.run(setup, mode, payload);
 
-    // Then it ranks the plan's regions and stores the report in the template's results bucket
-    assertThat(r.invocation().status()).as(String.join("\n", r.output())).isEqualTo(200);
+    // Then it ranks the plan's regions and stores the report in the template's results bucket,
+    // the runtime's lifecycle and telemetry as Lambda's
+    assertThat(RuntimeTierFunction.problems(r)).isEmpty();
     var outcome = r.body();
     assertThat(outcome.path("status").asText()).as(r.invocation().body()).isEqualTo("REPORTED");
     assertThat(outcome.path("reportUri").asText())
         .startsWith("s3://" + bucket(mode) + "/preflight/");
     assertThat(outcome.path("report").path("regions").size()).isEqualTo(6);
     assertThat(r.aws()).extracting(c -> c.service()).contains("eks", "ec2", "s3");
-    assertThat(RuntimeTier.lifecycleProblems(r)).as(String.join("\n", r.output())).isEmpty();
-    assertThat(RuntimeTier.telemetryProblems(r)).isEmpty();
   }
 }

@@ -9,12 +9,13 @@ import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.pricing.OnDemandPricing;
 import io.gpufleet.core.store.BlobStorePort;
 import io.gpufleet.cost.CommitmentPort;
 import io.gpufleet.cost.CostReportService;
-import io.gpufleet.cost.CostReporter;
+import io.gpufleet.cost.CostReporting;
 import io.gpufleet.cost.CostSettings;
 import io.gpufleet.cost.LazyCostClusterPort;
 import io.gpufleet.cost.UtilisationPort;
@@ -40,7 +41,7 @@ public final class CostWiring {
   public record Wired(
       CostReportService service,
       MetricsPort metrics,
-      CostReporter reporter,
+      OutcomeReporter<CostReporting.Run> reporter,
       String cluster,
       KubernetesClient client) {}
 
@@ -104,7 +105,7 @@ public final class CostWiring {
     BlobStorePort store = new S3BlobStoreAdapter(aws.build(S3Client.builder()), bucket, "");
     var sinks = OutcomeSinks.fromEnvironment(env, () -> aws, EVENT_SOURCE);
     MetricsPort metrics = new PowertoolsMetricsAdapter();
-    var reporter = new CostReporter(metrics, sinks.publisher(), sinks.notifier());
+    var reporter = CostReporting.reporter(metrics, sinks.publisher(), sinks.notifier());
     Ec2Query ec2 = Ec2Query.from(aws);
     // the first cluster at init (as ever); any other on first use, so one unreachable or not yet
     // granted cluster fails its own report, not the function's init or the other reports

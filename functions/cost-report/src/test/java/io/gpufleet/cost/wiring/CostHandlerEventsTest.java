@@ -9,7 +9,7 @@ import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.MemoryBlobStore;
 import io.gpufleet.cost.CostReportService;
-import io.gpufleet.cost.CostReporter;
+import io.gpufleet.cost.CostReporting;
 import io.gpufleet.cost.CostRequests;
 import io.gpufleet.cost.CostSettings;
 import io.gpufleet.cost.Fixtures;
@@ -68,7 +68,8 @@ class CostHandlerEventsTest {
               n.nodePool(),
               n.nodeGroup()));
     }
-    var reporter = new CostReporter(metrics, publisher, io.gpufleet.core.outcome.NotifierPort.NONE);
+    var reporter =
+        CostReporting.reporter(metrics, publisher, io.gpufleet.core.outcome.NotifierPort.NONE);
     var service =
         new CostReportService(
             CostSettings.defaults(DemoFleet.CLUSTER),

@@ -8,7 +8,7 @@ import io.gpufleet.sim.SimTime;
 import io.gpufleet.sim.aws.AwsEmulatorExtension;
 import io.gpufleet.sim.lambda.LambdaRuntime.Mode;
 import io.gpufleet.sim.lambda.RuntimeTier;
-import io.gpufleet.sim.lambda.SamTemplate;
+import io.gpufleet.sim.lambda.RuntimeTierFunction;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,7 +24,6 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.InstanceType;
 import software.amazon.awssdk.services.ec2.model.ResourceType;
 import software.amazon.awssdk.services.ec2.model.Tag;
-import software.amazon.awssdk.services.eks.EksClient;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -33,7 +32,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * and S3 from moto, the cluster simulated.
  */
 class CostLambdaRuntimeIT {
-  static final String FUNCTION = "CostReportFunction";
+  static final RuntimeTierFunction FUNCTION =
+      new RuntimeTierFunction("CostReportFunction", "cost-report", DemoFleet.CLUSTER);
   static final String BUCKET = "gpufleet-cost-reports-it";
 
   @RegisterExtension
@@ -48,8 +48,8 @@ class CostLambdaRuntimeIT {
   @BeforeAll
   static void createTheClusterItsInstancesAndTheBucket() {
     root = RuntimeTier.repositoryRoot();
-    try (var eks = AWS.emulator().clients().build(EksClient.builder());
-        var ec2 = AWS.emulator().clients().build(Ec2Client.builder());
+    FUNCTION.createEksCluster(AWS.emulator());
+    try (var ec2 = AWS.emulator().clients().build(Ec2Client.builder());
         var s3 = AWS.emulator().clients().build(S3Client.builder())) {
       String ami = ec2.describeImages(r -> r.owners("amazon")).images().get(0).imageId();
       instanceIds =
@@ -73,12 +73,6 @@ class CostLambdaRuntimeIT {
               .stream()
               .map(i -> i.instanceId())
               .toList();
-      eks.createCluster(
-          r ->
-              r.name(DemoFleet.CLUSTER)
-                  .version("1.31")
-                  .roleArn("arn:aws:iam::123456789012:role/eks-cluster-role")
-                  .resourcesVpcConfig(v -> v.subnetIds("subnet-0a1b2c3d4e5f60001")));
       s3.createBucket(r -> r.bucket(BUCKET));
     }
   }
@@ -115,25 +109,20 @@ class CostLambdaRuntimeIT {
         java.nio.file.Files.readAllBytes(
             root.resolve("events/cost-report/direct-invoke-month-to-date.json"));
     var setup =
-        new RuntimeTier.Setup(
+        FUNCTION.setup(
             root.resolve("template.yaml"),
-            FUNCTION,
-            new SamTemplate.Stack(
-                "gpufleet-" + mode.name().toLowerCase().replace('_', '-'),
-                AWS.emulator().region().id(),
-                "123456789012",
-                Map.of("ClusterName", DemoFleet.CLUSTER),
-                Map.of("CostReportBucket", BUCKET)),
-            RuntimeTier.lambdaJar(root.resolve("functions/cost-report")),
-            AWS.emulator().endpoint(),
+            RuntimeTierFunction.STACK + "-" + mode.name().toLowerCase().replace('_', '-'),
+            AWS.emulator(),
             cluster.url(),
-            work);
+            work,
+            Map.of("CostReportBucket", BUCKET));
 
     // When the function runs under the emulator
-    var r = RuntimeTier.run(setup, mode, payload, Map.of(), RuntimeTier.runtimeLib());
+    var r = RuntimeTierFunction.run(setup, mode, payload);
 
-    // Then it reports every node of the cluster and writes the report to the template's bucket
-    assertThat(r.invocation().status()).as(String.join("\n", r.output())).isEqualTo(200);
+    // Then it reports every node of the cluster and writes the report to the template's bucket,
+    // the runtime's lifecycle and telemetry as Lambda's
+    assertThat(RuntimeTierFunction.problems(r)).isEmpty();
     assertThat(r.body().path("status").asText()).as(r.invocation().body()).isEqualTo("REPORTED");
     assertThat(r.body().path("nodes").asInt()).isEqualTo(instanceIds.size());
     // one cluster (no DrainAdditionalClusterNames): the answer has no per-cluster list
@@ -146,7 +135,5 @@ class CostLambdaRuntimeIT {
               assertThat(c.path()).startsWith("/" + BUCKET + "/");
             });
     assertThat(r.aws()).extracting(c -> c.service()).contains("eks", "ec2");
-    assertThat(RuntimeTier.lifecycleProblems(r)).as(String.join("\n", r.output())).isEmpty();
-    assertThat(RuntimeTier.telemetryProblems(r)).isEmpty();
   }
 }

@@ -10,7 +10,7 @@ import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.schedule.PolicySourcePort;
-import io.gpufleet.schedule.ScheduleReporter;
+import io.gpufleet.schedule.ScheduleReporting;
 import io.gpufleet.schedule.ScheduleService;
 import io.gpufleet.schedule.ScheduleSettings;
 import io.gpufleet.schedule.aws.S3PolicyAdapter;
@@ -75,7 +75,7 @@ public final class ScheduleWiring {
       NotifierPort notifier,
       Clock clock) {
     var cluster = new ScheduleClusterAdapter(kube, clock);
-    var reporter = new ScheduleReporter(cluster, metrics, publisher, notifier);
+    var reporter = ScheduleReporting.reporter(metrics, publisher, notifier);
     return new ScheduleService(settings, source, cluster, reporter, clock);
   }
 }

@@ -10,7 +10,7 @@ import io.gpufleet.sim.SimTime;
 import io.gpufleet.sim.aws.AwsEmulatorExtension;
 import io.gpufleet.sim.lambda.LambdaRuntime.Mode;
 import io.gpufleet.sim.lambda.RuntimeTier;
-import io.gpufleet.sim.lambda.SamTemplate;
+import io.gpufleet.sim.lambda.RuntimeTierFunction;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +22,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import software.amazon.awssdk.services.eks.EksClient;
 import software.amazon.awssdk.services.ssm.SsmClient;
 
 /**
@@ -31,7 +30,9 @@ import software.amazon.awssdk.services.ssm.SsmClient;
  * SSM parameter), in both credential modes; EKS and SSM from moto, the cluster simulated.
  */
 class ScheduleLambdaRuntimeIT {
-  static final String FUNCTION = "DisruptionScheduleFunction";
+  static final RuntimeTierFunction FUNCTION =
+      new RuntimeTierFunction(
+          "DisruptionScheduleFunction", "disruption-schedule", DemoFleet.CLUSTER);
 
   @RegisterExtension
   static final AwsEmulatorExtension AWS = AwsEmulatorExtension.forServices("eks", "ssm", "events");
@@ -46,14 +47,8 @@ class ScheduleLambdaRuntimeIT {
   static void createTheClusterAndThePolicy() throws IOException {
     root = RuntimeTier.repositoryRoot();
     policy = Files.readString(root.resolve("deploy/policy/disruption-schedule.example.yaml"));
-    try (var eks = AWS.emulator().clients().build(EksClient.builder());
-        var ssm = AWS.emulator().clients().build(SsmClient.builder())) {
-      eks.createCluster(
-          r ->
-              r.name(DemoFleet.CLUSTER)
-                  .version("1.31")
-                  .roleArn("arn:aws:iam::123456789012:role/eks-cluster-role")
-                  .resourcesVpcConfig(v -> v.subnetIds("subnet-0a1b2c3d4e5f60001")));
+    FUNCTION.createEksCluster(AWS.emulator());
+    try (var ssm = AWS.emulator().clients().build(SsmClient.builder())) {
       // the template's default SchedulePolicy is ssm:/gpufleet/disruption-schedule
       ssm.putParameter(r -> r.name("/gpufleet/disruption-schedule").type("String").value(policy));
     }
@@ -79,26 +74,14 @@ class ScheduleLambdaRuntimeIT {
     String expected =
         io.gpufleet.schedule.policy.WindowClock.at(parsed, java.time.Instant.now()).name();
     byte[] tick = Files.readAllBytes(root.resolve("events/schedule-tick-night.json"));
-    var setup =
-        new RuntimeTier.Setup(
-            root.resolve("template.yaml"),
-            FUNCTION,
-            new SamTemplate.Stack(
-                "gpufleet",
-                AWS.emulator().region().id(),
-                "123456789012",
-                Map.of("ClusterName", DemoFleet.CLUSTER),
-                Map.of()),
-            RuntimeTier.lambdaJar(root.resolve("functions/disruption-schedule")),
-            AWS.emulator().endpoint(),
-            cluster.url(),
-            work);
+    var setup = FUNCTION.setup(AWS.emulator(), cluster.url(), work, Map.of());
 
     // When the function runs under the emulator
-    var r = RuntimeTier.run(setup, mode, tick, Map.of(), RuntimeTier.runtimeLib());
+    var r = RuntimeTierFunction.run(setup, mode, tick);
 
-    // Then it reads the policy from SSM and reconciles the off-hours window
-    assertThat(r.invocation().status()).as(String.join("\n", r.output())).isEqualTo(200);
+    // Then it reads the policy from SSM and reconciles the off-hours window, the runtime's
+    // lifecycle and telemetry as Lambda's
+    assertThat(RuntimeTierFunction.problems(r)).isEmpty();
     var outcome = r.body();
     assertThat(outcome.path("status").asText()).as(r.invocation().body()).isEqualTo("RECONCILED");
     String after =
@@ -124,7 +107,5 @@ class ScheduleLambdaRuntimeIT {
       // the changes it reports were written to the API server
       assertThat(Json.MAPPER.writeValueAsString(r.kube())).contains("PATCH");
     }
-    assertThat(RuntimeTier.lifecycleProblems(r)).as(String.join("\n", r.output())).isEmpty();
-    assertThat(RuntimeTier.telemetryProblems(r)).isEmpty();
   }
 }

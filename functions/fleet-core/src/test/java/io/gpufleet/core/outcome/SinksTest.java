@@ -9,17 +9,8 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 class SinksTest {
-  final List<String> counted = new ArrayList<>();
-  final MetricsPort metrics =
-      new MetricsPort() {
-        @Override
-        public void add(String name, double value, Unit unit) {
-          counted.add(name + "=" + value + " " + unit);
-        }
-
-        @Override
-        public void flush() {}
-      };
+  final RecordedMetrics metrics = new RecordedMetrics();
+  final List<String> counted = metrics.lines;
 
   @Test
   void shouldCountAndSwallowAFailingSink() {

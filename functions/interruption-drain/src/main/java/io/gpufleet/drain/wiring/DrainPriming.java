@@ -3,9 +3,10 @@ package io.gpufleet.drain.wiring;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStartPriming;
-import io.gpufleet.drain.DrainReporter;
+import io.gpufleet.drain.DrainReporting;
 import io.gpufleet.drain.model.DrainOutcome;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Instant;
 
 /**
@@ -22,9 +23,20 @@ final class DrainPriming {
   private DrainPriming() {}
 
   /** Registers the SnapStart hooks: before the snapshot, the handler's read-only paths. */
-  static void register(DrainHandler handler) {
-    SnapStartPriming.register(
-        DrainPriming.class, "read-only paths", () -> prime(handler.decoder()));
+  static void register() {
+    var decoder = new EventDecoder(Clock.systemUTC(), System.getenv("AWS_REGION"));
+    SnapStartPriming.register(DrainPriming.class, "read-only paths", () -> prime(decoder));
+  }
+
+  /**
+   * INIT's main thread: the read-only paths primed first (Jackson 2, while the warm-up thread
+   * readies logging), then the wiring, then the cluster client's JSON paths (no request).
+   */
+  static DrainWiring.Wired wire() {
+    prime(new EventDecoder());
+    DrainWiring.Wired wired = DrainWiring.fromEnvironment();
+    wired.prime().run();
+    return wired;
   }
 
   /** The read-only paths every invocation takes (also run on the init warm-up thread). */
@@ -41,6 +53,6 @@ final class DrainPriming {
             "",
             Instant.EPOCH);
     Json.write(outcome);
-    DrainReporter.summary(outcome);
+    DrainReporting.summary(outcome);
   }
 }

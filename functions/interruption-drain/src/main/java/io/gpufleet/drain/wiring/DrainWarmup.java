@@ -17,7 +17,7 @@ final class DrainWarmup {
 
   /** The steps, in order: logging first, then the Kubernetes model's Jackson 3 classes. */
   static List<Runnable> steps() {
-    // logging first: the main thread starts with the Jackson 2 work (see DrainHandler.wire), and
+    // logging first: the main thread starts with the Jackson 2 work (see DrainPriming.wire), and
     // the client it builds next logs, so it finds logging ready instead of building it
     return List.of(
         () -> LoggerFactory.getLogger(DrainHandler.class),

@@ -11,12 +11,13 @@ import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.time.Sleeper;
+import io.gpufleet.core.time.TimeSource;
 import io.gpufleet.drain.CapacityReservationPort;
 import io.gpufleet.drain.ClusterList;
 import io.gpufleet.drain.ClusterRouter;
 import io.gpufleet.drain.ContinuationPort;
 import io.gpufleet.drain.DrainClusterPort;
-import io.gpufleet.drain.DrainReporter;
+import io.gpufleet.drain.DrainReporting;
 import io.gpufleet.drain.DrainService;
 import io.gpufleet.drain.DrainSettings;
 import io.gpufleet.drain.InstanceLookupPort;
@@ -82,17 +83,12 @@ public final class DrainWiring {
                 return new DrainClusterAdapter(kube);
               }));
     }
-    var members =
-        members(
-            ports,
-            settings,
-            metrics,
-            sinks.publisher(),
-            sinks.notifier(),
-            clock,
-            Sleeper.SYSTEM,
-            hooks,
-            continuations);
+    var parts =
+        Parts.of(settings)
+            .reportingTo(metrics, sinks.publisher(), sinks.notifier())
+            .timedBy(clock, Sleeper.SYSTEM)
+            .withLifecycle(hooks, continuations);
+    var members = members(ports, parts);
     DrainService service = entry(members, clusters, clock);
     if (env.bool("DRAIN_CAPACITY_BLOCK_EC2_LOOKUP", true)) {
       service.findReservationInstancesWith(reservationInstances(aws));
@@ -110,9 +106,12 @@ public final class DrainWiring {
     return new Wired(service, metrics, primary::prime, close);
   }
 
-  /** One router-less drain service per cluster, in the list's order. */
-  static java.util.List<ClusterRouter.Member> members(
-      java.util.Map<String, DrainClusterPort> ports,
+  /**
+   * What every drain service of one wiring shares besides its cluster: settings, outcome sinks,
+   * time, and the Auto Scaling lifecycle hooks with their continuation queue ({@code hooks} null:
+   * lifecycle actions are not handled).
+   */
+  public record Parts(
       DrainSettings settings,
       MetricsPort metrics,
       EventPublisherPort publisher,
@@ -121,17 +120,58 @@ public final class DrainWiring {
       Sleeper sleeper,
       LifecyclePort hooks,
       ContinuationPort continuations) {
-    var members = new java.util.ArrayList<ClusterRouter.Member>();
-    for (var e : ports.entrySet()) {
-      var cluster = e.getValue();
-      var own = settings.withClusterName(e.getKey());
-      var reporter = new DrainReporter(cluster, metrics, publisher, notifier, own.options());
-      members.add(
-          new ClusterRouter.Member(
-              e.getKey(),
-              new DrainService(own, cluster, reporter, clock, sleeper, hooks, continuations),
-              cluster));
+
+    /** No outcome sinks, the system clock, no lifecycle hooks. */
+    public static Parts of(DrainSettings settings) {
+      return new Parts(
+          settings,
+          MetricsPort.NONE,
+          EventPublisherPort.NONE,
+          NotifierPort.NONE,
+          Clock.systemUTC(),
+          Sleeper.SYSTEM,
+          null,
+          ContinuationPort.NONE);
     }
+
+    public Parts reportingTo(
+        MetricsPort metrics, EventPublisherPort publisher, NotifierPort notifier) {
+      return new Parts(
+          settings, metrics, publisher, notifier, clock, sleeper, hooks, continuations);
+    }
+
+    public Parts timedBy(Clock clock, Sleeper sleeper) {
+      return new Parts(
+          settings, metrics, publisher, notifier, clock, sleeper, hooks, continuations);
+    }
+
+    public Parts timedBy(TimeSource time) {
+      return timedBy(time.clock(), time.sleeper());
+    }
+
+    public Parts withLifecycle(LifecyclePort hooks, ContinuationPort continuations) {
+      return new Parts(
+          settings, metrics, publisher, notifier, clock, sleeper, hooks, continuations);
+    }
+
+    /** The drain service of one cluster, its settings named after it. */
+    DrainService service(String clusterName, DrainClusterPort cluster) {
+      return service(settings.withClusterName(clusterName), cluster);
+    }
+
+    DrainService service(DrainSettings own, DrainClusterPort cluster) {
+      var reporter = DrainReporting.reporter(cluster, metrics, publisher, notifier, own.options());
+      return new DrainService(own, cluster, reporter, clock, sleeper, hooks, continuations);
+    }
+  }
+
+  /** One router-less drain service per cluster, in the list's order. */
+  static java.util.List<ClusterRouter.Member> members(
+      java.util.Map<String, DrainClusterPort> ports, Parts parts) {
+    var members = new java.util.ArrayList<ClusterRouter.Member>();
+    ports.forEach(
+        (name, cluster) ->
+            members.add(new ClusterRouter.Member(name, parts.service(name, cluster), cluster)));
     return members;
   }
 
@@ -152,46 +192,10 @@ public final class DrainWiring {
    * and the tests share with the Lambda's.
    */
   public static DrainService routed(
-      java.util.Map<String, KubernetesClient> kubes,
-      ClusterList clusters,
-      DrainSettings settings,
-      MetricsPort metrics,
-      EventPublisherPort publisher,
-      NotifierPort notifier,
-      Clock clock,
-      Sleeper sleeper) {
-    return routed(
-        kubes,
-        clusters,
-        settings,
-        metrics,
-        publisher,
-        notifier,
-        clock,
-        sleeper,
-        null,
-        ContinuationPort.NONE);
-  }
-
-  /** As above, with Auto Scaling lifecycle hooks handled through {@code hooks}. */
-  public static DrainService routed(
-      java.util.Map<String, KubernetesClient> kubes,
-      ClusterList clusters,
-      DrainSettings settings,
-      MetricsPort metrics,
-      EventPublisherPort publisher,
-      NotifierPort notifier,
-      Clock clock,
-      Sleeper sleeper,
-      LifecyclePort hooks,
-      ContinuationPort continuations) {
+      java.util.Map<String, KubernetesClient> kubes, ClusterList clusters, Parts parts) {
     var ports = new java.util.LinkedHashMap<String, DrainClusterPort>();
     kubes.forEach((name, kube) -> ports.put(name, new DrainClusterAdapter(kube)));
-    return entry(
-        members(
-            ports, settings, metrics, publisher, notifier, clock, sleeper, hooks, continuations),
-        clusters,
-        clock);
+    return entry(members(ports, parts), clusters, parts.clock());
   }
 
   /**
@@ -241,34 +245,10 @@ public final class DrainWiring {
   }
 
   /**
-   * A drain service over a Kubernetes client with the given outcome sinks: the wiring the CLI,
-   * simulate, the benchmarks and the tests share (the Lambda adds AWS sinks in fromEnvironment).
+   * A drain service over a Kubernetes client with the given parts: the wiring the CLI, simulate,
+   * the benchmarks and the tests share (the Lambda adds AWS sinks in fromEnvironment).
    */
-  public static DrainService service(
-      KubernetesClient kube,
-      DrainSettings settings,
-      MetricsPort metrics,
-      EventPublisherPort publisher,
-      NotifierPort notifier,
-      Clock clock,
-      Sleeper sleeper) {
-    return service(
-        kube, settings, metrics, publisher, notifier, clock, sleeper, null, ContinuationPort.NONE);
-  }
-
-  /** As above, with Auto Scaling lifecycle hooks handled through {@code hooks}. */
-  public static DrainService service(
-      KubernetesClient kube,
-      DrainSettings settings,
-      MetricsPort metrics,
-      EventPublisherPort publisher,
-      NotifierPort notifier,
-      Clock clock,
-      Sleeper sleeper,
-      LifecyclePort hooks,
-      ContinuationPort continuations) {
-    var cluster = new DrainClusterAdapter(kube);
-    var reporter = new DrainReporter(cluster, metrics, publisher, notifier, settings.options());
-    return new DrainService(settings, cluster, reporter, clock, sleeper, hooks, continuations);
+  public static DrainService service(KubernetesClient kube, Parts parts) {
+    return parts.service(parts.settings(), new DrainClusterAdapter(kube));
   }
 }

@@ -95,14 +95,12 @@ public class DrainHandlerEventsTest {
     var service =
         DrainWiring.service(
             client,
-            DrainSettings.defaults(DemoFleet.CLUSTER),
-            metrics,
-            publisher,
-            notifier,
-            time.clock(),
-            time.sleeper(),
-            new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(autoScaling),
-            (body, delay) -> continuations.add(body));
+            DrainWiring.Parts.of(DrainSettings.defaults(DemoFleet.CLUSTER))
+                .reportingTo(metrics, publisher, notifier)
+                .timedBy(time)
+                .withLifecycle(
+                    new io.gpufleet.drain.aws.AutoScalingLifecycleAdapter(autoScaling),
+                    (body, delay) -> continuations.add(body)));
     handler = new DrainHandler(service, metrics, time.clock());
   }
 

@@ -10,20 +10,21 @@ import io.gpufleet.sim.SimTime;
 import io.gpufleet.sim.aws.AwsEmulatorExtension;
 import io.gpufleet.sim.lambda.LambdaRuntime.Mode;
 import io.gpufleet.sim.lambda.RuntimeTier;
-import io.gpufleet.sim.lambda.SamTemplate;
+import io.gpufleet.sim.lambda.RuntimeTierFunction;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
-import software.amazon.awssdk.services.eks.EksClient;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Lambda runtime tier: the shaded drain jar under the Runtime Interface Emulator with the real
@@ -31,7 +32,8 @@ import software.amazon.awssdk.services.eks.EksClient;
  * with environment credentials; EKS and EventBridge from moto, the cluster simulated.
  */
 class DrainLambdaRuntimeIT {
-  static final String FUNCTION = "InterruptionDrainFunction";
+  static final RuntimeTierFunction FUNCTION =
+      new RuntimeTierFunction("InterruptionDrainFunction", "interruption-drain", DemoFleet.CLUSTER);
 
   @RegisterExtension
   static final AwsEmulatorExtension AWS = AwsEmulatorExtension.forServices("eks", "events");
@@ -43,14 +45,7 @@ class DrainLambdaRuntimeIT {
   @BeforeAll
   static void createTheEksCluster() {
     root = RuntimeTier.repositoryRoot();
-    try (var eks = AWS.emulator().clients().build(EksClient.builder())) {
-      eks.createCluster(
-          r ->
-              r.name(DemoFleet.CLUSTER)
-                  .version("1.31")
-                  .roleArn("arn:aws:iam::123456789012:role/eks-cluster-role")
-                  .resourcesVpcConfig(v -> v.subnetIds("subnet-0a1b2c3d4e5f60001")));
-    }
+    FUNCTION.createEksCluster(AWS.emulator());
   }
 
   @BeforeEach
@@ -72,21 +67,9 @@ class DrainLambdaRuntimeIT {
         Json.MAPPER.readTree(
             root.resolve("events/spot-interruption-warning-inference.json").toFile());
     var setup =
-        new RuntimeTier.Setup(
-            template,
-            FUNCTION,
-            new SamTemplate.Stack(
-                "gpufleet",
-                AWS.emulator().region().id(),
-                "123456789012",
-                Map.of("ClusterName", DemoFleet.CLUSTER),
-                Map.of()),
-            RuntimeTier.lambdaJar(root.resolve("functions/interruption-drain")),
-            AWS.emulator().endpoint(),
-            cluster.url(),
-            work);
-    return RuntimeTier.run(
-        setup, mode, SimEvents.rebase(event, Instant.now()), Map.of(), RuntimeTier.runtimeLib());
+        FUNCTION.setup(
+            template, RuntimeTierFunction.STACK, AWS.emulator(), cluster.url(), work, Map.of());
+    return RuntimeTierFunction.run(setup, mode, SimEvents.rebase(event, Instant.now()));
   }
 
   @ParameterizedTest
@@ -95,8 +78,8 @@ class DrainLambdaRuntimeIT {
     // Given the template's drain function, When a Spot warning arrives through the emulator
     var r = run(root.resolve("template.yaml"), mode);
 
-    // Then it answers the drained node
-    assertThat(r.invocation().status()).as(String.join("\n", r.output())).isEqualTo(200);
+    // Then it answers the drained node, the runtime's lifecycle and telemetry as Lambda's
+    assertThat(RuntimeTierFunction.problems(r)).isEmpty();
     var outcome = r.body().get(0);
     assertThat(outcome.path("status").asText()).as(r.invocation().body()).isEqualTo("DRAINED");
     assertThat(outcome.path("node").asText()).isEqualTo(DemoFleet.NODES.get(2).name());
@@ -105,9 +88,6 @@ class DrainLambdaRuntimeIT {
         .isTrue();
     // with EKS DescribeCluster and the outcome event signed as Lambda's credentials allow
     assertThat(r.aws()).extracting(c -> c.service()).contains("eks", "events");
-    assertThat(RuntimeTier.lifecycleProblems(r)).as(String.join("\n", r.output())).isEmpty();
-    // and logs and metrics as the template's Powertools variables say
-    assertThat(RuntimeTier.telemetryProblems(r)).isEmpty();
     assertThat(r.emf())
         .anySatisfy(
             e ->
@@ -116,37 +96,34 @@ class DrainLambdaRuntimeIT {
                     .isTrue());
   }
 
-  @Test
-  void shouldFailWhenTheTemplateNamesAHandlerTheJarDoesNotHave() throws IOException {
-    // Given a template whose handler string has a typo
-    Path template =
-        mutated(
+  /** Template edits the code does not follow, and what the failure must name. */
+  static Stream<Arguments> templatesTheCodeDisagreesWith() {
+    return Stream.of(
+        // a handler string with a typo: the runtime cannot load the class
+        Arguments.of(
             "io.gpufleet.drain.wiring.DrainHandler::handleRequest",
-            "io.gpufleet.drain.DrainHandlr::handleRequest");
+            "io.gpufleet.drain.DrainHandlr::handleRequest",
+            "ClassNotFoundException"),
+        // EKS_CLUSTER_NAME set where the code reads CLUSTER_NAME: INIT fails and names it
+        Arguments.of(
+            "          CLUSTER_NAME: !Ref ClusterName\n          DRAIN_ACTIONS",
+            "          EKS_CLUSTER_NAME: !Ref ClusterName\n          DRAIN_ACTIONS",
+            "CLUSTER_NAME"));
+  }
 
-    // When the function is invoked, Then the runtime cannot load it
+  @ParameterizedTest
+  @MethodSource("templatesTheCodeDisagreesWith")
+  void shouldFailWhenTheTemplateDisagreesWithTheCode(String from, String to, String named)
+      throws IOException {
+    // Given a template edited so that the code no longer matches it
+    Path template = RuntimeTier.mutatedTemplate(work, from, to);
+
+    // When the function is invoked, Then the invocation fails naming why, and nothing drained
     var r = run(template, Mode.ON_DEMAND);
-    assertThat(r.invocation().body()).contains("ClassNotFoundException");
+    assertThat(r.invocation().body()).contains(named);
+    assertThat(r.body().has("status")).isFalse();
     assertThat(
             cluster.node(DemoFleet.NODES.get(2).name()).orElseThrow().getSpec().getUnschedulable())
         .isNotEqualTo(Boolean.TRUE);
-  }
-
-  @Test
-  void shouldFailWhenTheTemplateRenamesAVariableTheCodeReads() throws IOException {
-    // Given a template that sets EKS_CLUSTER_NAME where the code reads CLUSTER_NAME
-    Path template =
-        mutated(
-            "          CLUSTER_NAME: !Ref ClusterName\n          DRAIN_ACTIONS",
-            "          EKS_CLUSTER_NAME: !Ref ClusterName\n          DRAIN_ACTIONS");
-
-    // When the function is invoked, Then INIT fails and names the variable
-    var r = run(template, Mode.ON_DEMAND);
-    assertThat(r.invocation().body()).contains("CLUSTER_NAME");
-    assertThat(r.body().has("status")).isFalse();
-  }
-
-  Path mutated(String from, String to) {
-    return RuntimeTier.mutatedTemplate(work, from, to);
   }
 }

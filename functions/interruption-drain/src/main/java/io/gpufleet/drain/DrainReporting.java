@@ -7,86 +7,97 @@ import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.MetricsPort.Unit;
 import io.gpufleet.core.outcome.NotifierPort;
-import io.gpufleet.core.outcome.Sinks;
+import io.gpufleet.core.outcome.OutcomeReporter;
+import io.gpufleet.core.outcome.OutcomeReporter.Delivery;
+import io.gpufleet.core.outcome.OutcomeReporter.Event;
+import io.gpufleet.core.outcome.OutcomeReporter.LogLine;
+import io.gpufleet.core.outcome.OutcomeReporter.Notice;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.PodReport;
 import java.util.List;
-import java.util.Locale;
+import java.util.Optional;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
- * Sends one outcome everywhere it belongs: a JSON log line, EMF metrics, a Kubernetes Event on the
- * node, an EventBridge event and a human summary. Reporting never fails a drain: a sink that fails
- * is logged and counted.
+ * What a drain outcome says to each sink ({@link OutcomeReporter}): a JSON log line, EMF metrics,
+ * and for an outcome that acted on a node a Kubernetes Event on it, an EventBridge event and a
+ * human summary (shaped by {@code DRAIN_MESSAGE_TEMPLATE} when set).
  */
-public final class DrainReporter {
+public final class DrainReporting implements OutcomeReporter.Mapping<DrainOutcome> {
   public static final String DETAIL_TYPE = "GPU Fleet Drain Outcome";
-  private static final Logger LOG = LoggerFactory.getLogger(DrainReporter.class);
 
   private final DrainClusterPort cluster;
-  private final MetricsPort metrics;
-  private final EventPublisherPort publisher;
-  private final NotifierPort notifier;
   private final MessageTemplate template;
 
-  public DrainReporter(
+  private DrainReporting(DrainClusterPort cluster, MessageTemplate template) {
+    this.cluster = cluster;
+    this.template = template;
+  }
+
+  public static OutcomeReporter<DrainOutcome> reporter(
       DrainClusterPort cluster,
       MetricsPort metrics,
       EventPublisherPort publisher,
       NotifierPort notifier) {
-    this(cluster, metrics, publisher, notifier, DrainSettings.Options.DEFAULTS);
+    return reporter(cluster, metrics, publisher, notifier, DrainSettings.Options.DEFAULTS);
   }
 
   /** With {@code options.messageTemplate()} (DRAIN_MESSAGE_TEMPLATE) shaping the summary text. */
-  public DrainReporter(
+  public static OutcomeReporter<DrainOutcome> reporter(
       DrainClusterPort cluster,
       MetricsPort metrics,
       EventPublisherPort publisher,
       NotifierPort notifier,
       DrainSettings.Options options) {
-    this.template = options.messageTemplate();
-    this.cluster = cluster;
-    this.metrics = metrics;
-    this.publisher = publisher;
-    this.notifier = notifier;
+    return new OutcomeReporter<>(
+        new DrainReporting(cluster, options.messageTemplate()), metrics, publisher, notifier);
   }
 
-  public void report(DrainOutcome o) {
-    if (o.status() == DrainOutcome.Status.REJECTED) {
-      LOG.warn("event rejected: {}", o.message(), entry("outcome", Json.MAPPER.valueToTree(o)));
-    } else {
-      LOG.info(
-          "drain outcome {} for {}",
-          o.status(),
-          o.instanceId(),
-          entry("outcome", Json.MAPPER.valueToTree(o)));
-    }
-    count(o);
+  @Override
+  public LogLine logLine(DrainOutcome o) {
+    var outcome = entry("outcome", Json.MAPPER.valueToTree(o));
+    return o.status() == DrainOutcome.Status.REJECTED
+        ? new LogLine(Level.WARN, "event rejected: {}", o.message(), outcome)
+        : new LogLine(Level.INFO, "drain outcome {} for {}", o.status(), o.instanceId(), outcome);
+  }
+
+  @Override
+  public List<Delivery> deliveries(DrainOutcome o) {
     if (!o.acted()) {
-      return;
+      return List.of();
     }
-    guarded(
-        "kubernetes event",
-        () ->
-            cluster.recordNodeEvent(
-                o.node(),
-                o.status() == DrainOutcome.Status.PARTIAL,
-                "GpuFleet" + capitalized(o.status().name()),
-                o.kind() + " " + o.eventId() + ": " + o.message()));
-    guarded(
-        "eventbridge",
-        () ->
-            publisher.publish(
-                DETAIL_TYPE, o, o.instanceId() == null ? List.of() : List.of(o.instanceId())));
-    guarded(
-        "notification",
-        () -> notifier.notify(subject(o), template == null ? summary(o) : template.render(o)));
+    return List.of(
+        new Delivery(
+            "kubernetes event",
+            () ->
+                cluster.recordNodeEvent(
+                    o.node(),
+                    o.status() == DrainOutcome.Status.PARTIAL,
+                    "GpuFleet" + OutcomeReporter.pascal(o.status().name()),
+                    o.kind() + " " + o.eventId() + ": " + o.message())));
   }
 
-  private void count(DrainOutcome o) {
-    metrics.add("Events" + capitalized(o.status().name()), 1, Unit.COUNT);
+  @Override
+  public Optional<Event> event(DrainOutcome o) {
+    if (!o.acted()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Event(DETAIL_TYPE, o, o.instanceId() == null ? List.of() : List.of(o.instanceId())));
+  }
+
+  @Override
+  public Optional<Notice> notice(DrainOutcome o) {
+    if (!o.acted()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Notice(subject(o), template == null ? summary(o) : template.render(o)));
+  }
+
+  @Override
+  public void count(DrainOutcome o, MetricsPort metrics) {
+    metrics.add("Events" + OutcomeReporter.pascal(o.status().name()), 1, Unit.COUNT);
     if (o.podsEvicted() != null && !o.podsEvicted().isEmpty()) {
       metrics.add("PodsEvicted", o.podsEvicted().size(), Unit.COUNT);
     }
@@ -110,10 +121,6 @@ public final class DrainReporter {
     if (Boolean.FALSE.equals(o.deadlineMet())) {
       metrics.add("DeadlineMissed", 1, Unit.COUNT);
     }
-  }
-
-  private void guarded(String sink, Runnable action) {
-    Sinks.guarded(metrics, LOG, sink, action);
   }
 
   public static String subject(DrainOutcome o) {
@@ -163,15 +170,6 @@ public final class DrainReporter {
       sb.append("deadline ")
           .append(o.deadline())
           .append(Boolean.TRUE.equals(o.deadlineMet()) ? " met" : " NOT met");
-    }
-    return sb.toString();
-  }
-
-  private static String capitalized(String enumName) {
-    var parts = enumName.toLowerCase(Locale.ROOT).split("_");
-    var sb = new StringBuilder();
-    for (String p : parts) {
-      sb.append(Character.toUpperCase(p.charAt(0))).append(p.substring(1));
     }
     return sb.toString();
   }

@@ -6,7 +6,10 @@ import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.MetricsPort.Unit;
 import io.gpufleet.core.outcome.NotifierPort;
-import io.gpufleet.core.outcome.Sinks;
+import io.gpufleet.core.outcome.OutcomeReporter;
+import io.gpufleet.core.outcome.OutcomeReporter.Event;
+import io.gpufleet.core.outcome.OutcomeReporter.LogLine;
+import io.gpufleet.core.outcome.OutcomeReporter.Notice;
 import io.gpufleet.preflight.model.PreflightReport;
 import io.gpufleet.preflight.model.RegionResult;
 import io.gpufleet.preflight.model.Verdict;
@@ -15,37 +18,44 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
- * Sends a report everywhere it belongs: the full JSON to the report store (S3), a summary event to
- * EventBridge, EMF metrics (headroom per region and quota, regions per verdict) and an SNS summary
- * when a region is NO_GO. A failing sink is logged and counted, never fails the run.
+ * What a preflight report says to each sink ({@link OutcomeReporter}): the full JSON to the report
+ * store (S3, first: the other sinks link to it), a log line, EMF metrics (headroom per region and
+ * quota, regions per verdict), a summary event to EventBridge, and an SNS summary when a region is
+ * NO_GO.
  */
-public final class PreflightReporter {
+public final class PreflightReporting
+    implements OutcomeReporter.Mapping<PreflightReporting.Stored> {
   public static final String DETAIL_TYPE = "GPU Fleet Preflight Report";
-  private static final Logger LOG = LoggerFactory.getLogger(PreflightReporter.class);
 
-  private final ReportStorePort store;
-  private final MetricsPort metrics;
-  private final EventPublisherPort publisher;
-  private final NotifierPort notifier;
+  /** A report and where the store kept it ({@code null}: not stored). */
+  public record Stored(PreflightReport report, String uri) {}
 
-  public PreflightReporter(
-      ReportStorePort store,
-      MetricsPort metrics,
-      EventPublisherPort publisher,
-      NotifierPort notifier) {
-    this.store = store;
-    this.metrics = metrics;
-    this.publisher = publisher;
-    this.notifier = notifier;
+  private PreflightReporting() {}
+
+  public static OutcomeReporter<Stored> reporter(
+      MetricsPort metrics, EventPublisherPort publisher, NotifierPort notifier) {
+    return new OutcomeReporter<>(new PreflightReporting(), metrics, publisher, notifier);
   }
 
-  /** Returns the report's URI in the store, if it was saved. */
-  public Optional<String> report(PreflightReport r) {
-    LOG.info(
+  /**
+   * Saves the full report in {@code store} (a failing store is logged and counted like any sink),
+   * then reports it; returns the report's URI in the store, if it was saved.
+   */
+  public static Optional<String> storeAndReport(
+      OutcomeReporter<Stored> reporter, ReportStorePort store, PreflightReport report) {
+    var uri = reporter.deliverReturning("report store", () -> store.save(report));
+    reporter.report(new Stored(report, uri.orElse(null)));
+    return uri;
+  }
+
+  @Override
+  public LogLine logLine(Stored s) {
+    var r = s.report();
+    return new LogLine(
+        Level.INFO,
         "preflight {}: {} GO, {} GO_WITH_WARNINGS, {} NO_GO, {} UNKNOWN",
         r.plan(),
         r.count(Verdict.GO),
@@ -53,14 +63,13 @@ public final class PreflightReporter {
         r.count(Verdict.NO_GO),
         r.count(Verdict.UNKNOWN),
         entry("summary", summaryDetail(r, null)));
-    Optional<String> uri = Optional.empty();
-    try {
-      uri = store.save(r);
-    } catch (RuntimeException e) {
-      failed("report store", e);
-    }
+  }
+
+  @Override
+  public void count(Stored s, MetricsPort metrics) {
+    var r = s.report();
     for (Verdict v : Verdict.values()) {
-      metrics.add("Regions" + camel(v.name()), r.count(v), Unit.COUNT);
+      metrics.add("Regions" + OutcomeReporter.pascal(v.name()), r.count(v), Unit.COUNT);
     }
     for (RegionResult region : r.regions()) {
       for (var q : region.quotas()) {
@@ -80,13 +89,19 @@ public final class PreflightReporter {
             Map.of("Region", region.region(), "Quota", q.key().usageClass()));
       }
     }
-    String location = uri.orElse(null);
-    guarded(
-        "eventbridge", () -> publisher.publish(DETAIL_TYPE, summaryDetail(r, location), List.of()));
-    if (r.count(Verdict.NO_GO) > 0) {
-      guarded("notification", () -> notifier.notify(subject(r), summary(r, location)));
+  }
+
+  @Override
+  public Optional<Event> event(Stored s) {
+    return Optional.of(new Event(DETAIL_TYPE, summaryDetail(s.report(), s.uri()), List.of()));
+  }
+
+  @Override
+  public Optional<Notice> notice(Stored s) {
+    if (s.report().count(Verdict.NO_GO) == 0) {
+      return Optional.empty();
     }
-    return uri;
+    return Optional.of(new Notice(subject(s.report()), summary(s.report(), s.uri())));
   }
 
   /** The event detail: small (EventBridge caps events at 256 KiB), the full report is in S3. */
@@ -152,23 +167,6 @@ public final class PreflightReporter {
                     .append('\n'));
     if (uri != null) {
       sb.append("full report: ").append(uri).append('\n');
-    }
-    return sb.toString();
-  }
-
-  private void guarded(String sink, Runnable action) {
-    Sinks.guarded(metrics, LOG, sink, action);
-  }
-
-  private void failed(String sink, RuntimeException e) {
-    metrics.add("ReportFailures", 1, Unit.COUNT);
-    LOG.warn("could not report to {}: {}", sink, e.toString());
-  }
-
-  private static String camel(String enumName) {
-    var sb = new StringBuilder();
-    for (String p : enumName.toLowerCase(java.util.Locale.ROOT).split("_")) {
-      sb.append(Character.toUpperCase(p.charAt(0))).append(p.substring(1));
     }
     return sb.toString();
   }

@@ -7,65 +7,64 @@ import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.MetricsPort.Unit;
 import io.gpufleet.core.outcome.NotifierPort;
-import io.gpufleet.core.outcome.Sinks;
+import io.gpufleet.core.outcome.OutcomeReporter;
+import io.gpufleet.core.outcome.OutcomeReporter.Event;
+import io.gpufleet.core.outcome.OutcomeReporter.LogLine;
+import io.gpufleet.core.outcome.OutcomeReporter.Notice;
 import io.gpufleet.cost.model.CostOutcome;
 import io.gpufleet.cost.model.CostReport;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.Optional;
+import org.slf4j.event.Level;
 
 /**
- * Sends a run's outcome everywhere it belongs: a JSON log line, EMF metrics, an EventBridge event
- * and a short summary (SNS). A failing sink is logged and counted, never fails the run.
+ * What a cost run says to each sink ({@link OutcomeReporter}): a JSON log line and EMF metrics for
+ * every outcome; for a report, and for a cluster whose report failed, an EventBridge event and a
+ * short summary (SNS, Slack).
  */
-public final class CostReporter {
+public final class CostReporting implements OutcomeReporter.Mapping<CostReporting.Run> {
   public static final String DETAIL_TYPE = "GPU Fleet Cost Report";
-  private static final Logger LOG = LoggerFactory.getLogger(CostReporter.class);
-  private final MetricsPort metrics;
-  private final EventPublisherPort publisher;
-  private final NotifierPort notifier;
 
-  public CostReporter(MetricsPort metrics, EventPublisherPort publisher, NotifierPort notifier) {
-    this.metrics = metrics;
-    this.publisher = publisher;
-    this.notifier = notifier;
+  /** One cluster's outcome, with the full report when one was written (its KPIs are metrics). */
+  public record Run(CostOutcome outcome, CostReport report) {
+    public static Run of(CostOutcome outcome) {
+      return new Run(outcome, null);
+    }
   }
 
-  public void report(CostOutcome o, CostReport report) {
-    if (o.status() == CostOutcome.Status.REJECTED) {
-      LOG.warn(
-          "cost report rejected: {}", o.message(), entry("outcome", Json.MAPPER.valueToTree(o)));
-      metrics.add("RunsRejected", 1, Unit.COUNT);
-      return;
+  private CostReporting() {}
+
+  public static OutcomeReporter<Run> reporter(
+      MetricsPort metrics, EventPublisherPort publisher, NotifierPort notifier) {
+    return new OutcomeReporter<>(new CostReporting(), metrics, publisher, notifier);
+  }
+
+  @Override
+  public LogLine logLine(Run run) {
+    var o = run.outcome();
+    var outcome = entry("outcome", Json.MAPPER.valueToTree(o));
+    return switch (o.status()) {
+      case REJECTED -> new LogLine(Level.WARN, "cost report rejected: {}", o.message(), outcome);
+      case FAILED ->
+          new LogLine(
+              Level.ERROR, "cost report of {} failed: {}", o.cluster(), o.message(), outcome);
+      case REPORTED, SNAPSHOT ->
+          new LogLine(Level.INFO, "cost {} for {}", o.status(), o.cluster(), outcome);
+    };
+  }
+
+  @Override
+  public void count(Run run, MetricsPort metrics) {
+    var o = run.outcome();
+    switch (o.status()) {
+      case REJECTED -> metrics.add("RunsRejected", 1, Unit.COUNT);
+      case FAILED -> metrics.add("ClusterReportsFailed", 1, Unit.COUNT);
+      case SNAPSHOT -> metrics.add("SnapshotsTaken", 1, Unit.COUNT);
+      case REPORTED -> countReport(o, run.report(), metrics);
     }
-    if (o.status() == CostOutcome.Status.FAILED) {
-      LOG.error(
-          "cost report of {} failed: {}",
-          o.cluster(),
-          o.message(),
-          entry("outcome", Json.MAPPER.valueToTree(o)));
-      metrics.add("ClusterReportsFailed", 1, Unit.COUNT);
-      guarded("eventbridge", () -> publisher.publish(DETAIL_TYPE, o, List.of()));
-      guarded(
-          "notification",
-          () ->
-              notifier.notify(
-                  "[GPU Fleet] cost " + o.cluster() + " FAILED",
-                  "Cluster "
-                      + o.cluster()
-                      + (o.window() == null ? "" : ", window " + o.window())
-                      + ": "
-                      + o.message()
-                      + "\nThe other clusters of the run were reported; this one will be"
-                      + " reported by the next run that can read it.\n"));
-      return;
-    }
-    LOG.info(
-        "cost {} for {}", o.status(), o.cluster(), entry("outcome", Json.MAPPER.valueToTree(o)));
-    if (o.status() == CostOutcome.Status.SNAPSHOT) {
-      metrics.add("SnapshotsTaken", 1, Unit.COUNT);
-      return;
-    }
+  }
+
+  private static void countReport(CostOutcome o, CostReport report, MetricsPort metrics) {
     metrics.add("ReportsWritten", 1, Unit.COUNT);
     metrics.add("TotalCost", o.totalCost().doubleValue(), Unit.NONE);
     metrics.add("OnDemandEquivalentCost", o.onDemandEquivalentCost().doubleValue(), Unit.NONE);
@@ -94,12 +93,34 @@ public final class CostReporter {
             "CostPerMillionOutputTokens", k.costPerMillionOutputTokens().doubleValue(), Unit.NONE);
       }
     }
-    guarded("eventbridge", () -> publisher.publish(DETAIL_TYPE, o, List.of()));
-    guarded("notification", () -> notifier.notify(subject(o), summary(o, report)));
   }
 
-  private void guarded(String sink, Runnable action) {
-    Sinks.guarded(metrics, LOG, sink, action);
+  @Override
+  public Optional<Event> event(Run run) {
+    return switch (run.outcome().status()) {
+      case REJECTED, SNAPSHOT -> Optional.empty();
+      case REPORTED, FAILED -> Optional.of(new Event(DETAIL_TYPE, run.outcome(), List.of()));
+    };
+  }
+
+  @Override
+  public Optional<Notice> notice(Run run) {
+    var o = run.outcome();
+    return switch (o.status()) {
+      case REJECTED, SNAPSHOT -> Optional.empty();
+      case FAILED ->
+          Optional.of(
+              new Notice(
+                  "[GPU Fleet] cost " + o.cluster() + " FAILED",
+                  "Cluster "
+                      + o.cluster()
+                      + (o.window() == null ? "" : ", window " + o.window())
+                      + ": "
+                      + o.message()
+                      + "\nThe other clusters of the run were reported; this one will be"
+                      + " reported by the next run that can read it.\n"));
+      case REPORTED -> Optional.of(new Notice(subject(o), summary(o, run.report())));
+    };
   }
 
   public static String subject(CostOutcome o) {
