@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Deployment jar sizes (issue 11: each Lambda jar <= 25 MiB). Prints one line per function and
-# exits 1 when a jar exceeds its limit: 25 MiB, except where LIMIT_MIB_<MODULE> (dashes as
-# underscores) raises it for a function known to be over (a ratchet that fails when the jar grows;
-# README "Deployment jar sizes" lists them and why). Run after `mvn package` (scripts/test.sh
-# does).
+# exits 1 when a jar exceeds its limit: 25 MiB, or LIMIT_MIB_<MODULE> (dashes as underscores) where
+# one is set. Run after `mvn package` (scripts/test.sh does); the jars it measures are the shrunk
+# ones (build/lambda-shrink.pro).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LIMIT_MIB=25
