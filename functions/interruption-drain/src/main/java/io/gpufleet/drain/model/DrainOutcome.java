@@ -2,6 +2,8 @@ package io.gpufleet.drain.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
@@ -27,6 +29,18 @@ public record DrainOutcome(
     LifecycleReport lifecycle,
     List<String> planned,
     String region) {
+
+  /**
+   * Actions in their declared order (an EnumSet), however the set was made: read back from JSON it
+   * would be a HashSet whose order changes from one JVM run to the next.
+   */
+  public DrainOutcome {
+    if (actions != null) {
+      actions =
+          Collections.unmodifiableSet(
+              actions.isEmpty() ? EnumSet.noneOf(Action.class) : EnumSet.copyOf(actions));
+    }
+  }
 
   /** The outcome of an event that involves no lifecycle hook and is no dry run. */
   public DrainOutcome(
