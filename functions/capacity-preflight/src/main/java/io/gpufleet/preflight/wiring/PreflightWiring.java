@@ -164,6 +164,18 @@ public final class PreflightWiring {
     }
     var sinks = OutcomeSinks.fromEnvironment(env, () -> home, EVENT_SOURCE);
     MetricsPort metrics = new PowertoolsMetricsAdapter();
+    String homeRegion = home.region().id();
+    Runnable homeClients =
+        () -> {
+          regional.ec2(homeRegion);
+          regional.serviceQuotas(homeRegion);
+          regional.cloudWatch(homeRegion);
+        };
+    // built in INIT, beside the warm-up thread (no call, no credentials resolved): every event
+    // reaches EC2, Service Quotas and CloudWatch in some region, and the first client of each kind
+    // loads the classes all of them need (the SDK's service metadata among them), which would
+    // otherwise be the first event's work
+    homeClients.run();
     return new Wired(
         function(
             service,
@@ -177,10 +189,7 @@ public final class PreflightWiring {
             home.region().id()),
         metrics,
         () -> {
-          String r = home.region().id();
-          regional.ec2(r);
-          regional.serviceQuotas(r);
-          regional.cloudWatch(r);
+          homeClients.run();
           s3.get();
         });
   }
