@@ -6,6 +6,7 @@ import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.aws.S3BlobStoreAdapter;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.NotifierPort;
@@ -130,6 +131,24 @@ public final class PreflightWiring {
     Clock clock = Clock.systemUTC();
     AwsClients home = AwsClients.fromEnvironment();
     var regional = new RegionalClients(home.credentials(), Optional.empty());
+    String homeRegion = home.region().id();
+    Runnable homeClients =
+        () -> {
+          regional.ec2(homeRegion);
+          regional.serviceQuotas(homeRegion);
+          regional.cloudWatch(homeRegion);
+        };
+    // built in INIT (no call, no credentials resolved) on a thread of their own, beside the rest of
+    // the wiring and the warm-up: every event reaches EC2, Service Quotas and CloudWatch in some
+    // region, and the first client of each kind loads the classes all of them need (the SDK's
+    // service metadata among them), which would otherwise be the first event's work
+    Supplier<Boolean> homeClientsBuilt =
+        InitWarmup.beside(
+            "home-clients",
+            () -> {
+              homeClients.run();
+              return true;
+            });
     // built on first use: without a results bucket only an s3:// plan URI reads S3
     Supplier<S3Client> s3 = once(() -> home.build(S3Client.builder()));
     // On-Demand prices: Pricing API → memory → S3 cache (in the results bucket) → static table
@@ -164,18 +183,7 @@ public final class PreflightWiring {
     }
     var sinks = OutcomeSinks.fromEnvironment(env, () -> home, EVENT_SOURCE);
     MetricsPort metrics = new PowertoolsMetricsAdapter();
-    String homeRegion = home.region().id();
-    Runnable homeClients =
-        () -> {
-          regional.ec2(homeRegion);
-          regional.serviceQuotas(homeRegion);
-          regional.cloudWatch(homeRegion);
-        };
-    // built in INIT, beside the warm-up thread (no call, no credentials resolved): every event
-    // reaches EC2, Service Quotas and CloudWatch in some region, and the first client of each kind
-    // loads the classes all of them need (the SDK's service metadata among them), which would
-    // otherwise be the first event's work
-    homeClients.run();
+    homeClientsBuilt.get();
     return new Wired(
         function(
             service,
