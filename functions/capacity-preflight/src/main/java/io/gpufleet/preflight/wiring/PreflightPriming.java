@@ -68,16 +68,16 @@ final class PreflightPriming {
 
   /**
    * INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}): the paths
-   * of the daily payload (an alarm's decoding shares the event classes), logging, the EC2 answer
-   * reader and the metrics flush's EMF writer. The YAML reader is left to SnapStart priming: INIT
-   * without a snapshot is on the critical path, and a scheduled payload's plan is JSON.
+   * of the daily payload (an alarm's decoding shares the event classes), logging and the metrics
+   * flush's EMF writer (the EC2 answer reader is loaded beside the home region's clients, see
+   * {@link PreflightWiring}). The YAML reader is left to SnapStart priming: INIT without a snapshot
+   * is on the critical path, and a scheduled payload's plan is JSON.
    */
   static List<Runnable> warmup() {
     return List.of(
         () -> new EventDecoder().decode(ALARM.getBytes(StandardCharsets.UTF_8)),
         PreflightPriming::payloadPlan,
         () -> LoggerFactory.getLogger(PreflightHandler.class),
-        Ec2Xml::prime,
         PowertoolsMetricsAdapter::prime);
   }
 }

@@ -2,6 +2,7 @@ package io.gpufleet.preflight.wiring;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.aws.S3BlobStoreAdapter;
 import io.gpufleet.core.config.Settings;
@@ -147,6 +148,7 @@ public final class PreflightWiring {
             "home-clients",
             () -> {
               homeClients.run();
+              Ec2Xml.prime(); // the EC2 client's answer reader (a head start: no I/O, no state)
               return true;
             });
     // built on first use: without a results bucket only an s3:// plan URI reads S3
