@@ -67,7 +67,9 @@ final class ColdBench {
         Path event = Files.createTempFile("gpufleet-cold", ".json");
         try {
           var env = scenario.prepare(i, event);
-          var cmd = share.java(List.of("-jar", jar.toString(), event.toString()));
+          var rest = new ArrayList<String>(diagnosticOptions(i));
+          rest.addAll(List.of("-jar", jar.toString(), event.toString()));
+          var cmd = share.java(rest);
           var pb =
               new ProcessBuilder(cmd)
                   .redirectError(
@@ -141,6 +143,9 @@ final class ColdBench {
         r.put("pricingApiCallsToStub", cost.pricingCalls());
       }
       r.put("share", share.describe());
+      if (!diagnosticOptions(0).isEmpty()) {
+        r.put("diagnosticJvmOptions", String.join(" ", diagnosticOptions(0)));
+      }
       r.put("targetMs", TARGET_MS);
       if (function.equals("interruption-drain")) {
         r.put("targetMiB", 25);
@@ -150,6 +155,17 @@ final class ColdBench {
       r.put("pass", allExpected && median <= TARGET_MS && jarOk);
       return r;
     }
+  }
+
+  /**
+   * Extra JVM options for the child, to see where a cold start's time goes (e.g. {@code
+   * -Xlog:class+load:file=/tmp/cold-%n.log:uptime,tid}, {@code %n} = the run's number): from {@code
+   * GPUFLEET_BENCH_COLD_JVM_DIAG}, split at whitespace. Never the template's options, and the JSON
+   * line says they were used.
+   */
+  static List<String> diagnosticOptions(int run) {
+    String diag = System.getenv().getOrDefault("GPUFLEET_BENCH_COLD_JVM_DIAG", "").strip();
+    return diag.isEmpty() ? List.of() : List.of(diag.replace("%n", "" + run).split("\\s+"));
   }
 
   /** LocalInvoker prints the handler's answer last (log lines may come before it). */

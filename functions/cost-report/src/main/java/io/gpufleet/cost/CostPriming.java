@@ -2,6 +2,7 @@ package io.gpufleet.cost;
 
 import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.lambda.SnapStartPriming;
+import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.cost.model.Ec2Instance;
 import io.gpufleet.cost.model.InventorySnapshot;
@@ -34,15 +35,21 @@ public final class CostPriming {
         () -> {
           prime();
           Ec2Xml.prime();
+          PowertoolsMetricsAdapter.prime();
         });
   }
 
   /**
    * INIT's warm-up steps (see {@link io.gpufleet.core.lambda.InitWarmup}), beside the wiring: the
-   * fixed-data report (Jackson 2, CSV, the HTML templates), then logging.
+   * fixed-data report (Jackson 2, CSV, the HTML templates), logging, the EC2 answer reader (every
+   * report reads EC2 answers) and the metrics flush's EMF writer.
    */
   public static List<Runnable> warmup() {
-    return List.of(CostPriming::prime, () -> LoggerFactory.getLogger(CostPriming.class));
+    return List.of(
+        CostPriming::prime,
+        () -> LoggerFactory.getLogger(CostPriming.class),
+        Ec2Xml::prime,
+        PowertoolsMetricsAdapter::prime);
   }
 
   public static void prime() {

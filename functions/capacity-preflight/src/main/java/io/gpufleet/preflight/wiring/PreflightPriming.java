@@ -4,6 +4,7 @@ import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStartPriming;
+import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.preflight.PlanParser;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -23,6 +24,9 @@ final class PreflightPriming {
   static final String PLAN =
       "name: prime\nregions: [us-east-1]\nentries:\n  - instanceType: p5.48xlarge\n"
           + "    count: 1\n    capacityType: spot\n";
+  static final String PLAN_JSON =
+      "{\"name\":\"prime\",\"regions\":[\"us-east-1\"],\"entries\":[{\"instanceType\":"
+          + "\"p5.48xlarge\",\"count\":1,\"capacityType\":\"spot\"}]}";
 
   private PreflightPriming() {}
 
@@ -39,19 +43,41 @@ final class PreflightPriming {
           readOnlyPaths(wired.function().decoder());
           wired.primeClients().run();
           Ec2Xml.prime();
+          PowertoolsMetricsAdapter.prime();
         });
   }
 
-  /** Decode an alarm event, parse and write a plan: no AWS call, no credentials, no time. */
+  /**
+   * Decode an alarm event, parse and write a plan (YAML, as from S3 or PREFLIGHT_PLAN, and JSON, as
+   * in a scheduled payload): no AWS call, no credentials, no time.
+   */
   static void readOnlyPaths(EventDecoder decoder) {
     decoder.decode(ALARM.getBytes(StandardCharsets.UTF_8));
     Json.write(PlanParser.parse(PLAN, "priming"));
+    payloadPlan();
   }
 
-  /** INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}). */
+  /** A plan as a scheduled payload carries it (a JSON object: no YAML reader). */
+  private static void payloadPlan() {
+    try {
+      Json.write(PlanParser.parse(Json.MAPPER.readTree(PLAN_JSON), "priming"));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}): the paths
+   * of the daily payload (an alarm's decoding shares the event classes), logging and the metrics
+   * flush's EMF writer (the EC2 answer reader is loaded beside the home region's clients, see
+   * {@link PreflightWiring}). The YAML reader is left to SnapStart priming: INIT without a snapshot
+   * is on the critical path, and a scheduled payload's plan is JSON.
+   */
   static List<Runnable> warmup() {
     return List.of(
-        () -> readOnlyPaths(new EventDecoder()),
-        () -> LoggerFactory.getLogger(PreflightHandler.class));
+        () -> new EventDecoder().decode(ALARM.getBytes(StandardCharsets.UTF_8)),
+        PreflightPriming::payloadPlan,
+        () -> LoggerFactory.getLogger(PreflightHandler.class),
+        PowertoolsMetricsAdapter::prime);
   }
 }

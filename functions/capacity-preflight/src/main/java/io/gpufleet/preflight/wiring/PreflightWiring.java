@@ -2,10 +2,12 @@ package io.gpufleet.preflight.wiring;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.aws.S3BlobStoreAdapter;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.NotifierPort;
@@ -131,6 +133,25 @@ public final class PreflightWiring {
     Clock clock = Clock.systemUTC();
     AwsClients home = AwsClients.fromEnvironment();
     var regional = new RegionalClients(home.credentials(), Optional.empty());
+    String homeRegion = home.region().id();
+    Runnable homeClients =
+        () -> {
+          regional.ec2(homeRegion);
+          regional.serviceQuotas(homeRegion);
+          regional.cloudWatch(homeRegion);
+        };
+    // built in INIT (no call, no credentials resolved) on a thread of their own, beside the rest of
+    // the wiring and the warm-up: every event reaches EC2, Service Quotas and CloudWatch in some
+    // region, and the first client of each kind loads the classes all of them need (the SDK's
+    // service metadata among them), which would otherwise be the first event's work
+    Supplier<Boolean> homeClientsBuilt =
+        InitWarmup.beside(
+            "home-clients",
+            () -> {
+              homeClients.run();
+              Ec2Xml.prime(); // the EC2 client's answer reader (a head start: no I/O, no state)
+              return true;
+            });
     // built on first use: without a results bucket only an s3:// plan URI reads S3
     Supplier<S3Client> s3 = once(() -> home.build(S3Client.builder()));
     // On-Demand prices: Pricing API → memory → S3 cache (in the results bucket) → static table
@@ -165,6 +186,7 @@ public final class PreflightWiring {
     }
     var sinks = OutcomeSinks.fromEnvironment(env, () -> home, EVENT_SOURCE);
     MetricsPort metrics = new PowertoolsMetricsAdapter();
+    homeClientsBuilt.get();
     return new Wired(
         function(
             service,
@@ -178,10 +200,7 @@ public final class PreflightWiring {
             home.region().id()),
         metrics,
         () -> {
-          String r = home.region().id();
-          regional.ec2(r);
-          regional.serviceQuotas(r);
-          regional.cloudWatch(r);
+          homeClients.run();
           s3.get();
         });
   }

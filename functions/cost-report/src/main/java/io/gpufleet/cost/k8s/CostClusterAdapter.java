@@ -1,14 +1,12 @@
 package io.gpufleet.cost.k8s;
 
-import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.gpufleet.cost.CostClusterPort;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
@@ -29,6 +27,14 @@ public final class CostClusterAdapter implements CostClusterPort {
           "aws.amazon.com/neuron",
           "aws.amazon.com/neuroncore");
 
+  // nodes and pods are read untyped (see node): the core API's contexts, so no discovery call
+  private static final ResourceDefinitionContext NODES = core("Node", "nodes", false);
+  private static final ResourceDefinitionContext PODS = core("Pod", "pods", true);
+  private static final ResourceDefinitionContext SLICES =
+      context("resource.k8s.io", "ResourceSlice", "resourceslices", false);
+  private static final ResourceDefinitionContext CLAIMS =
+      context("resource.k8s.io", "ResourceClaim", "resourceclaims", true);
+
   private final KubernetesClient client;
   private final String teamLabel;
   private final java.util.Set<String> notes = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -38,13 +44,30 @@ public final class CostClusterAdapter implements CostClusterPort {
     this.teamLabel = teamLabel;
   }
 
+  private static ResourceDefinitionContext core(String kind, String plural, boolean namespaced) {
+    return context("", kind, plural, namespaced);
+  }
+
+  private static ResourceDefinitionContext context(
+      String group, String kind, String plural, boolean namespaced) {
+    return new ResourceDefinitionContext.Builder()
+        .withGroup(group)
+        .withVersion("v1")
+        .withKind(kind)
+        .withPlural(plural)
+        .withNamespaced(namespaced)
+        .build();
+  }
+
   @Override
   public List<ClusterNode> nodes() {
     var out = new ArrayList<ClusterNode>();
     String cont = null;
     do {
       var page =
-          client.nodes().list(new ListOptionsBuilder().withLimit(500L).withContinue(cont).build());
+          client
+              .genericKubernetesResources(NODES)
+              .list(new ListOptionsBuilder().withLimit(500L).withContinue(cont).build());
       page.getItems().forEach(n -> out.add(node(n)));
       cont = page.getMetadata() == null ? null : page.getMetadata().getContinue();
     } while (cont != null && !cont.isEmpty());
@@ -89,20 +112,19 @@ public final class CostClusterAdapter implements CostClusterPort {
 
   /** ResourceSlices (resource.k8s.io/v1); empty, with a note, where DRA is not served or denied. */
   private List<ResourceSlice> slices() {
-    return draList(ResourceSlice.class, "ResourceSlices");
+    return draList(SLICES, "ResourceSlices").stream().map(DraObjects::slice).toList();
   }
 
-  private <T extends io.fabric8.kubernetes.api.model.HasMetadata> List<T> draList(
-      Class<T> type, String what) {
+  private List<GenericKubernetesResource> draList(ResourceDefinitionContext type, String what) {
     try {
-      var out = new ArrayList<T>();
+      var out = new ArrayList<GenericKubernetesResource>();
       String cont = null;
       do {
         var opts = new ListOptionsBuilder().withLimit(500L).withContinue(cont).build();
         var page =
-            io.fabric8.kubernetes.api.model.Namespaced.class.isAssignableFrom(type)
-                ? client.resources(type).inAnyNamespace().list(opts)
-                : client.resources(type).list(opts);
+            type.isNamespaceScoped()
+                ? client.genericKubernetesResources(type).inAnyNamespace().list(opts)
+                : client.genericKubernetesResources(type).list(opts);
         out.addAll(page.getItems());
         cont = page.getMetadata() == null ? null : page.getMetadata().getContinue();
       } while (cont != null && !cont.isEmpty());
@@ -131,7 +153,7 @@ public final class CostClusterAdapter implements CostClusterPort {
     do {
       var page =
           client
-              .pods()
+              .genericKubernetesResources(PODS)
               .inAnyNamespace()
               .list(
                   new ListOptionsBuilder()
@@ -139,7 +161,7 @@ public final class CostClusterAdapter implements CostClusterPort {
                       .withContinue(cont)
                       .withFieldSelector("spec.nodeName!=")
                       .build());
-      for (Pod p : page.getItems()) {
+      for (GenericKubernetesResource p : page.getItems()) {
         var mapped = pod(p, teamLabel);
         if (mapped != null) {
           out.add(mapped);
@@ -148,7 +170,7 @@ public final class CostClusterAdapter implements CostClusterPort {
       }
       cont = page.getMetadata() == null ? null : page.getMetadata().getContinue();
     } while (cont != null && !cont.isEmpty());
-    var claims = draList(ResourceClaim.class, "ResourceClaims");
+    var claims = draList(CLAIMS, "ResourceClaims").stream().map(DraObjects::claim).toList();
     if (claims.isEmpty()) {
       return out;
     }
@@ -182,59 +204,64 @@ public final class CostClusterAdapter implements CostClusterPort {
   }
 
   /** namespace/claim → uids of the pods that use it, from the pod's own fields. */
-  private static void owners(Pod p, Map<String, List<String>> out) {
+  private static void owners(GenericKubernetesResource p, Map<String, List<String>> out) {
     String ns = p.getMetadata().getNamespace();
     String uid = p.getMetadata().getUid();
     if (uid == null) {
       return;
     }
     var names = new java.util.LinkedHashSet<String>();
-    if (p.getStatus() != null && p.getStatus().getResourceClaimStatuses() != null) {
-      p.getStatus().getResourceClaimStatuses().stream()
-          .filter(s -> s.getResourceClaimName() != null)
-          .forEach(s -> names.add(s.getResourceClaimName()));
-    }
-    if (p.getSpec() != null && p.getSpec().getResourceClaims() != null) {
-      p.getSpec().getResourceClaims().stream()
-          .filter(c -> c.getResourceClaimName() != null)
-          .forEach(c -> names.add(c.getResourceClaimName()));
+    var props = p.getAdditionalProperties();
+    for (var claims :
+        List.of(
+            Untyped.objects(Untyped.object(props.get("status")).get("resourceClaimStatuses")),
+            Untyped.objects(Untyped.object(props.get("spec")).get("resourceClaims")))) {
+      for (var c : claims) {
+        String name = Untyped.text(c.get("resourceClaimName"));
+        if (name != null) {
+          names.add(name);
+        }
+      }
     }
     names.forEach(n -> out.computeIfAbsent(ns + "/" + n, k -> new ArrayList<>()).add(uid));
   }
 
-  public static ClusterNode node(Node n) {
-    var labels =
-        n.getMetadata().getLabels() == null
-            ? Map.<String, String>of()
-            : n.getMetadata().getLabels();
-    var status = n.getStatus();
-    Map<String, Quantity> alloc =
-        status == null
-            ? Map.of()
-            : status.getAllocatable() != null && !status.getAllocatable().isEmpty()
-                ? status.getAllocatable()
-                : status.getCapacity() == null ? Map.of() : status.getCapacity();
+  /**
+   * One node as the API server sent it. Read as plain maps, not fabric8's typed {@code Node}: the
+   * typed model's deserializers load most of the core API's ~900 classes on a fresh JVM, for the
+   * dozen fields used here.
+   */
+  static ClusterNode node(GenericKubernetesResource n) {
+    var meta = n.getMetadata();
+    var labels = meta.getLabels() == null ? Map.<String, String>of() : meta.getLabels();
+    var status = Untyped.object(n.getAdditionalProperties().get("status"));
+    Map<String, Object> alloc = Untyped.object(status.get("allocatable"));
+    if (alloc.isEmpty()) {
+      alloc = Untyped.object(status.get("capacity"));
+    }
     String accel = null;
     int count = 0;
     for (String r : ACCELERATORS) {
-      var q = alloc.get(r);
+      var q = quantity(alloc.get(r));
       if (q != null && Quantity.getAmountInBytes(q).signum() > 0) {
         accel = r;
         count = Quantity.getAmountInBytes(q).intValue();
         break;
       }
     }
-    String providerId = n.getSpec() == null ? null : n.getSpec().getProviderID();
+    String providerId =
+        Untyped.text(Untyped.object(n.getAdditionalProperties().get("spec")).get("providerID"));
     String capacityType =
         labels.getOrDefault(
             "karpenter.sh/capacity-type", labels.get("eks.amazonaws.com/capacityType"));
     var gpuResources = new java.util.TreeMap<String, Integer>();
     alloc.forEach(
-        (k, q) -> {
+        (k, v) -> {
+          var q = quantity(v);
           if (k.startsWith("nvidia.com/") && q != null) {
-            int v = Quantity.getAmountInBytes(q).intValue();
-            if (v > 0) {
-              gpuResources.put(k, v);
+            int amount = Quantity.getAmountInBytes(q).intValue();
+            if (amount > 0) {
+              gpuResources.put(k, amount);
             }
           }
         });
@@ -246,7 +273,7 @@ public final class CostClusterAdapter implements CostClusterPort {
           }
         });
     return new ClusterNode(
-        n.getMetadata().getName(),
+        meta.getName(),
         providerId,
         ClusterNode.instanceIdOf(providerId),
         labels.getOrDefault(
@@ -256,33 +283,34 @@ public final class CostClusterAdapter implements CostClusterPort {
         capacityType,
         labels.get("karpenter.sh/nodepool"),
         labels.get("eks.amazonaws.com/nodegroup"),
-        instant(n.getMetadata().getCreationTimestamp()),
+        instant(meta.getCreationTimestamp()),
         count,
         accel,
-        millis(alloc.get("cpu")),
-        bytes(alloc.get("memory")),
+        millis(quantity(alloc.get("cpu"))),
+        bytes(quantity(alloc.get("memory"))),
         gpuResources,
         gpuLabels);
   }
 
-  /** Null for pods that never ran (no start time) or are not bound. */
-  public static ClusterPod pod(Pod p, String teamLabel) {
-    var spec = p.getSpec();
-    var status = p.getStatus();
-    if (spec == null || spec.getNodeName() == null) {
+  /** Null for pods that never ran (no start time) or are not bound (plain maps: see node). */
+  static ClusterPod pod(GenericKubernetesResource p, String teamLabel) {
+    var meta = p.getMetadata();
+    var props = p.getAdditionalProperties();
+    var spec = Untyped.object(props.get("spec"));
+    var status = Untyped.object(props.get("status"));
+    String nodeName = Untyped.text(spec.get("nodeName"));
+    if (nodeName == null) {
       return null;
     }
-    Instant started =
-        status != null && status.getStartTime() != null
-            ? instant(status.getStartTime())
-            : instant(p.getMetadata().getCreationTimestamp());
+    String startTime = Untyped.text(status.get("startTime"));
+    Instant started = startTime != null ? instant(startTime) : instant(meta.getCreationTimestamp());
     if (started == null) {
       return null;
     }
-    String phase = status == null ? null : status.getPhase();
+    String phase = Untyped.text(status.get("phase"));
     Instant finished = null;
     if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
-      finished = finishedAt(p);
+      finished = finishedAt(status);
       if (finished == null) {
         return null; // done, but when is unknown: do not guess
       }
@@ -290,7 +318,7 @@ public final class CostClusterAdapter implements CostClusterPort {
     var accel = new HashMap<String, Double>();
     long cpu = 0;
     long mem = 0;
-    for (Container c : spec.getContainers()) {
+    for (Map<String, Object> c : Untyped.objects(spec.get("containers"))) {
       cpu += millis(request(c, "cpu"));
       mem += bytes(request(c, "memory"));
       for (String r : acceleratorsOf(c)) {
@@ -301,30 +329,25 @@ public final class CostClusterAdapter implements CostClusterPort {
       }
     }
     // init containers run one at a time before the app containers: the pod needs the larger
-    if (spec.getInitContainers() != null) {
-      for (Container c : spec.getInitContainers()) {
-        cpu = Math.max(cpu, millis(request(c, "cpu")));
-        mem = Math.max(mem, bytes(request(c, "memory")));
-        for (String r : acceleratorsOf(c)) {
-          var q = request(c, r);
-          if (q != null) {
-            accel.merge(r, Quantity.getAmountInBytes(q).doubleValue(), Math::max);
-          }
+    for (Map<String, Object> c : Untyped.objects(spec.get("initContainers"))) {
+      cpu = Math.max(cpu, millis(request(c, "cpu")));
+      mem = Math.max(mem, bytes(request(c, "memory")));
+      for (String r : acceleratorsOf(c)) {
+        var q = request(c, r);
+        if (q != null) {
+          accel.merge(r, Quantity.getAmountInBytes(q).doubleValue(), Math::max);
         }
       }
     }
-    if (spec.getOverhead() != null) {
-      cpu += millis(spec.getOverhead().get("cpu"));
-      mem += bytes(spec.getOverhead().get("memory"));
-    }
-    var labels = p.getMetadata().getLabels();
+    var overhead = Untyped.object(spec.get("overhead"));
+    cpu += millis(quantity(overhead.get("cpu")));
+    mem += bytes(quantity(overhead.get("memory")));
+    var labels = meta.getLabels();
     return new ClusterPod(
-        p.getMetadata().getNamespace(),
-        p.getMetadata().getName(),
-        p.getMetadata().getUid() != null
-            ? p.getMetadata().getUid()
-            : p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(),
-        spec.getNodeName(),
+        meta.getNamespace(),
+        meta.getName(),
+        meta.getUid() != null ? meta.getUid() : meta.getNamespace() + "/" + meta.getName(),
+        nodeName,
         labels == null ? null : labels.get(teamLabel),
         accel,
         cpu,
@@ -334,45 +357,47 @@ public final class CostClusterAdapter implements CostClusterPort {
   }
 
   /** The Neuron resources and every nvidia.com/* resource (MIG profiles, shared GPUs) asked for. */
-  private static java.util.Set<String> acceleratorsOf(Container c) {
+  private static java.util.Set<String> acceleratorsOf(Map<String, Object> container) {
     var out = new java.util.LinkedHashSet<String>(ACCELERATORS);
-    var res = c.getResources();
-    if (res != null) {
-      for (var m : java.util.Arrays.asList(res.getRequests(), res.getLimits())) {
-        if (m != null) {
-          m.keySet().stream().filter(k -> k.startsWith("nvidia.com/")).forEach(out::add);
-        }
-      }
+    var res = Untyped.object(container.get("resources"));
+    for (String kind : List.of("requests", "limits")) {
+      Untyped.object(res.get(kind)).keySet().stream()
+          .filter(k -> k.startsWith("nvidia.com/"))
+          .forEach(out::add);
     }
     return out;
   }
 
   /** requests, else limits (Kubernetes defaults requests of extended resources to limits). */
-  private static Quantity request(Container c, String resource) {
-    var res = c.getResources();
-    if (res == null) {
-      return null;
+  private static Quantity request(Map<String, Object> container, String resource) {
+    var res = Untyped.object(container.get("resources"));
+    var requests = Untyped.object(res.get("requests"));
+    if (requests.containsKey(resource)) {
+      return quantity(requests.get(resource));
     }
-    if (res.getRequests() != null && res.getRequests().containsKey(resource)) {
-      return res.getRequests().get(resource);
-    }
-    return res.getLimits() == null ? null : res.getLimits().get(resource);
+    return quantity(Untyped.object(res.get("limits")).get(resource));
   }
 
-  private static Instant finishedAt(Pod p) {
+  private static Instant finishedAt(Map<String, Object> status) {
     Instant last = null;
-    if (p.getStatus().getContainerStatuses() == null) {
+    if (status.get("containerStatuses") == null) {
       return null;
     }
-    for (var cs : p.getStatus().getContainerStatuses()) {
-      if (cs.getState() != null && cs.getState().getTerminated() != null) {
-        Instant t = instant(cs.getState().getTerminated().getFinishedAt());
+    for (Map<String, Object> cs : Untyped.objects(status.get("containerStatuses"))) {
+      var terminated = Untyped.object(Untyped.object(cs.get("state")).get("terminated"));
+      if (!terminated.isEmpty()) {
+        Instant t = instant(Untyped.text(terminated.get("finishedAt")));
         if (t != null && (last == null || t.isAfter(last))) {
           last = t;
         }
       }
     }
     return last;
+  }
+
+  /** A quantity as fabric8's own deserializer reads one written as text (or a bare number). */
+  private static Quantity quantity(Object value) {
+    return value == null ? null : new Quantity(value.toString());
   }
 
   private static long millis(Quantity q) {

@@ -8,6 +8,7 @@ import io.gpufleet.core.aws.S3BlobStoreAdapter;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
@@ -26,6 +27,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -100,9 +102,12 @@ public final class CostWiring {
     String bucket = env.required("REPORT_BUCKET");
     Clock clock = Clock.systemUTC();
     AwsClients aws = AwsClients.fromEnvironment();
+    // the S3 client is built beside the Kubernetes client: neither needs the other, and each is
+    // mostly class loading (the SDK's service metadata; fabric8 and its Jackson) on its own core
+    Supplier<S3Client> s3 = InitWarmup.beside("s3", () -> aws.build(S3Client.builder()));
     KubernetesClient kube =
         KubeClients.fromEnvironment(env, settings.clusterName(), () -> aws, clock);
-    BlobStorePort store = new S3BlobStoreAdapter(aws.build(S3Client.builder()), bucket, "");
+    BlobStorePort store = new S3BlobStoreAdapter(s3.get(), bucket, "");
     var sinks = OutcomeSinks.fromEnvironment(env, () -> aws, EVENT_SOURCE);
     MetricsPort metrics = new PowertoolsMetricsAdapter();
     var reporter = CostReporting.reporter(metrics, sinks.publisher(), sinks.notifier());

@@ -1,6 +1,8 @@
 package io.gpufleet.core.lambda;
 
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.function.Supplier;
 
 /**
@@ -50,6 +52,43 @@ public final class InitWarmup {
     } finally {
       warmup.join();
     }
+  }
+
+  /**
+   * Starts building {@code build} now on a daemon thread of its own and returns what waits for it:
+   * for two parts of the wiring that do not depend on each other (an SDK client beside the
+   * Kubernetes client), so INIT takes the longer of the two rather than their sum on a function
+   * with more than one vCPU. Unlike a warm-up step, the value is used: {@code get()} returns it, or
+   * throws what the build threw (a {@link RuntimeException} or {@link Error} as it was), every time
+   * it is asked.
+   */
+  public static <T> Supplier<T> beside(String name, Supplier<T> build) {
+    var task = new FutureTask<T>(build::get);
+    Thread t = new Thread(task, "gpufleet-init-" + name);
+    t.setDaemon(true);
+    t.start();
+    return () -> {
+      boolean interrupted = false;
+      try {
+        while (true) {
+          try {
+            return task.get();
+          } catch (InterruptedException e) {
+            interrupted = true;
+          } catch (ExecutionException e) {
+            switch (e.getCause()) {
+              case RuntimeException r -> throw r;
+              case Error err -> throw err;
+              default -> throw new IllegalStateException(e.getCause());
+            }
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
   }
 
   /** Waits for the warm-up to end (keeping this thread's interrupt status). */
