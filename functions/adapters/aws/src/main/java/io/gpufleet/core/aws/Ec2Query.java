@@ -7,7 +7,10 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -19,7 +22,9 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.http.ContentStreamProvider;
 import software.amazon.awssdk.http.HttpExecuteRequest;
 import software.amazon.awssdk.http.SdkHttpClient;
@@ -27,6 +32,8 @@ import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.http.auth.aws.signer.AwsV4FamilyHttpSigner;
 import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
+import software.amazon.awssdk.http.auth.spi.signer.HttpSigner;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 
 /**
@@ -333,6 +340,36 @@ public final class Ec2Query {
       throw Ec2QueryException.fromAnswer(action, status, answer);
     }
     return answer;
+  }
+
+  /**
+   * Init warm-up (no network, no real credentials): the classes of a first EC2 call — the SDK's
+   * credentials chain and URL-connection HTTP client built and closed unused, a form signed with
+   * fixed dummy keys for a fixed date, an EC2 answer parsed — so that the first event does not load
+   * them. Nothing of it is kept: the signature is thrown away, and the function's own chain still
+   * resolves the real credentials on its first call.
+   */
+  public static void prime() {
+    DefaultCredentialsProvider.builder().build().close();
+    UrlConnectionHttpClient.builder().build().close();
+    SdkHttpRequest request =
+        SdkHttpRequest.builder()
+            .method(SdkHttpMethod.POST)
+            .uri(URI.create("https://ec2.us-east-1.amazonaws.com/"))
+            .putHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+            .build();
+    AwsV4HttpSigner.create()
+        .sign(
+            r ->
+                r.identity(AwsBasicCredentials.create("AKIDPRIMINGONLY", "priming-only"))
+                    .request(request)
+                    .payload(ContentStreamProvider.fromUtf8String("Action=DescribeRegions"))
+                    .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
+                    .putProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME, "ec2")
+                    .putProperty(
+                        HttpSigner.SIGNING_CLOCK,
+                        Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC)));
+    Ec2Xml.prime();
   }
 
   /** The inspectors on the class path, found once per JVM. */
