@@ -67,7 +67,7 @@ final class BenchCommand implements Callable<Integer> {
           "interruption-drain", 3008,
           "disruption-schedule", 3008,
           "capacity-preflight", 1024,
-          "cost-report", 1024);
+          "cost-report", 1769);
 
   /** The share a bench gives its function: --memory MB, else the template's size. */
   static Confinement confinement(Benchmarks.Share args, String function, String bench) {
