@@ -1,6 +1,7 @@
 package io.gpufleet.preflight.aws;
 
 import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.AwsRetry;
 import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.core.time.Sleeper;
 import java.net.URI;
@@ -48,9 +49,7 @@ public final class RegionalClients implements AutoCloseable {
   public Ec2Query ec2(String region) {
     return ec2.computeIfAbsent(
         region,
-        r ->
-            Ec2Query.from(clients(r))
-                .withRetry(Ec2Query.Retry.standard().withSleeper(ec2RetrySleeper)));
+        r -> Ec2Query.from(clients(r)).withRetry(AwsRetry.standard().withSleeper(ec2RetrySleeper)));
   }
 
   public ServiceQuotasClient serviceQuotas(String region) {

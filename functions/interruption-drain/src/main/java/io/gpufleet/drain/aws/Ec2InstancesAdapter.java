@@ -1,6 +1,7 @@
 package io.gpufleet.drain.aws;
 
 import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.AwsRetry;
 import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.core.aws.Ec2QueryException;
 import io.gpufleet.core.aws.Ec2Xml;
@@ -37,7 +38,7 @@ public final class Ec2InstancesAdapter implements CapacityReservationPort, Insta
   /** A client of its own for {@code endpoint} (the simulated EC2 of the burst bench). */
   public Ec2InstancesAdapter(
       URI endpoint, Region region, AwsCredentialsProvider credentials, SdkHttpClient http) {
-    this(new Ec2Query(endpoint, region, credentials, http, Ec2Query.Retry.standard()));
+    this(new Ec2Query(endpoint, region, credentials, http, AwsRetry.standard()));
   }
 
   /** The region, credentials and endpoint of {@code aws} (see {@link Ec2Query#from}). */

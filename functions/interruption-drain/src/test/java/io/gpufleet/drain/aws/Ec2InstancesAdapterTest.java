@@ -3,6 +3,7 @@ package io.gpufleet.drain.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpufleet.core.aws.AwsRetry;
 import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.drain.CapacityReservationPort.ReservationLookupException;
 import io.gpufleet.sim.aws.AwsStubServer;
@@ -59,7 +60,7 @@ class Ec2InstancesAdapterTest {
                 Region.US_WEST_2,
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSTUB", "secret")),
                 UrlConnectionHttpClient.create(),
-                Ec2Query.Retry.standard().withSleeper(sleeps::add)));
+                AwsRetry.standard().withSleeper(sleeps::add)));
   }
 
   @AfterEach

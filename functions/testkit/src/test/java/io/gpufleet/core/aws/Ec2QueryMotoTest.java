@@ -29,7 +29,7 @@ class Ec2QueryMotoTest {
         e.region(),
         e.credentials(),
         UrlConnectionHttpClient.create(),
-        Ec2Query.Retry.standard().withSleeper(sleeps::add));
+        AwsRetry.standard().withSleeper(sleeps::add));
   }
 
   @Test

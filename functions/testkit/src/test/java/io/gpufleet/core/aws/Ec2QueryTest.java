@@ -70,7 +70,7 @@ class Ec2QueryTest {
               Region.US_WEST_2,
               StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDTEST", "secret")),
               UrlConnectionHttpClient.create(),
-              new Ec2Query.Retry(
+              new AwsRetry(
                   3, Duration.ofMillis(100), Duration.ofMillis(150), sleeps::add, () -> 1.0));
     }
 

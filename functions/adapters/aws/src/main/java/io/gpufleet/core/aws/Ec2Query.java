@@ -1,16 +1,10 @@
 package io.gpufleet.core.aws;
 
 import io.gpufleet.core.time.Sleeper;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -19,21 +13,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
-import java.util.function.DoubleSupplier;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.http.ContentStreamProvider;
-import software.amazon.awssdk.http.HttpExecuteRequest;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.http.SdkHttpRequest;
-import software.amazon.awssdk.http.auth.aws.signer.AwsV4FamilyHttpSigner;
 import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
-import software.amazon.awssdk.http.auth.spi.signer.HttpSigner;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 
 /**
@@ -70,56 +55,21 @@ public final class Ec2Query {
   /** More pages than this is a loop (or a listing no function should make): it fails. */
   public static final int DEFAULT_MAX_PAGES = 1000;
 
-  /**
-   * Retry policy: at most {@code maxAttempts} attempts; before attempt n+1 a sleep drawn uniformly
-   * from [0, min(cap, base * 2^(n-1))] (full jitter).
-   */
-  public record Retry(
-      int maxAttempts, Duration base, Duration cap, Sleeper sleeper, DoubleSupplier jitter) {
-    public Retry {
-      if (maxAttempts < 1) {
-        throw new IllegalArgumentException("maxAttempts must be at least 1: " + maxAttempts);
-      }
-    }
-
-    /** As the SDK's standard retry mode: 3 attempts, 100 ms base, 20 s cap, real sleeps. */
-    public static Retry standard() {
-      return new Retry(
-          3,
-          Duration.ofMillis(100),
-          Duration.ofSeconds(20),
-          Sleeper.SYSTEM,
-          () -> ThreadLocalRandom.current().nextDouble());
-    }
-
-    public Retry withSleeper(Sleeper other) {
-      return new Retry(maxAttempts, base, cap, other, jitter);
-    }
-
-    /** The sleep before attempt {@code attempt + 1} (attempt counted from 1). */
-    Duration backoff(int attempt) {
-      long ceiling = base.toMillis() << Math.min(attempt - 1, 20);
-      long bound = Math.min(cap.toMillis(), ceiling);
-      return Duration.ofMillis((long) (jitter.getAsDouble() * bound));
-    }
-  }
-
   private final URI endpoint;
-  private final Region region;
-  private final AwsCredentialsProvider credentials;
-  private final SdkHttpClient http;
-  private final Retry retry;
-  private final AwsV4HttpSigner signer = AwsV4HttpSigner.create();
+  private final SignedHttp http;
+  private final AwsRetry retry;
 
   public Ec2Query(
       URI endpoint,
       Region region,
       AwsCredentialsProvider credentials,
       SdkHttpClient http,
-      Retry retry) {
+      AwsRetry retry) {
+    this(endpoint, new SignedHttp(region, "ec2", credentials, http), retry);
+  }
+
+  private Ec2Query(URI endpoint, SignedHttp http, AwsRetry retry) {
     this.endpoint = endpoint;
-    this.region = region;
-    this.credentials = credentials;
     this.http = http;
     this.retry = retry;
   }
@@ -135,47 +85,21 @@ public final class Ec2Query {
         aws.region(),
         aws.credentials(),
         aws.httpClient(),
-        Retry.standard());
+        AwsRetry.standard());
   }
 
   /** Where EC2 of {@code region} answers: the override, the environment, or the partition. */
   public static URI endpointFor(Region region, Optional<URI> override, Map<String, String> env) {
-    if (override.isPresent()) {
-      return override.get();
-    }
-    for (String key : List.of("AWS_ENDPOINT_URL_EC2", "AWS_ENDPOINT_URL")) {
-      String v = env.get(key);
-      if (v != null && !v.isBlank()) {
-        return URI.create(v.trim());
-      }
-    }
-    String id = region.id();
-    if (!id.matches("[a-z]{2}(-[a-z]+)+-[0-9]+")) {
-      throw new IllegalArgumentException("not an AWS region name: " + id);
-    }
-    return URI.create("https://ec2." + id + "." + dnsSuffix(id) + "/");
-  }
-
-  /** The DNS suffix of the region's partition (aws, aws-cn, aws-us-gov, the isolated ones). */
-  static String dnsSuffix(String region) {
-    if (region.startsWith("cn-")) {
-      return "amazonaws.com.cn";
-    } else if (region.startsWith("us-isob-")) {
-      return "sc2s.sgov.gov";
-    } else if (region.startsWith("us-iso-")) {
-      return "c2s.ic.gov";
-    }
-    // aws and aws-us-gov share amazonaws.com
-    return "amazonaws.com";
+    return SignedHttp.endpoint("ec2", "EC2", region, override, env);
   }
 
   /** The same client with another retry policy. */
-  public Ec2Query withRetry(Retry other) {
-    return new Ec2Query(endpoint, region, credentials, http, other);
+  public Ec2Query withRetry(AwsRetry other) {
+    return new Ec2Query(endpoint, http, other);
   }
 
   public Region region() {
-    return region;
+    return http.region();
   }
 
   public URI endpoint() {
@@ -252,23 +176,12 @@ public final class Ec2Query {
   /** One request (retried as the policy allows); the parsed answer. */
   public Ec2Xml call(Params params) {
     String form = params.form();
-    for (int attempt = 1; ; attempt++) {
-      // every attempt is a request on the wire: each is shown to the inspectors
-      Inspectors.inspect(params.asMap());
-      try {
-        return Ec2Xml.parse(post(params.action(), form), params.action());
-      } catch (Ec2QueryException e) {
-        if (!e.retryable() || attempt >= retry.maxAttempts()) {
-          throw e;
-        }
-        try {
-          retry.sleeper().sleep(retry.backoff(attempt));
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw e;
-        }
-      }
-    }
+    return retry.run(
+        () -> {
+          // every attempt is a request on the wire: each is shown to the inspectors
+          Inspectors.inspect(params.asMap());
+          return Ec2Xml.parse(post(params.action(), form), params.action());
+        });
   }
 
   /**
@@ -309,66 +222,24 @@ public final class Ec2Query {
             .putHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
             .putHeader("Content-Length", String.valueOf(body.length))
             .build();
-    ContentStreamProvider payload = ContentStreamProvider.fromByteArray(body);
-    var signed =
-        signer.sign(
-            r ->
-                r.identity(credentials.resolveCredentials())
-                    .request(request)
-                    .payload(payload)
-                    .putProperty(AwsV4HttpSigner.REGION_NAME, region.id())
-                    .putProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME, "ec2"));
-    int status;
-    byte[] answer;
+    SignedHttp.Answer answer;
     try {
-      var response =
-          http.prepareRequest(
-                  HttpExecuteRequest.builder()
-                      .request(signed.request())
-                      .contentStreamProvider(signed.payload().orElse(payload))
-                      .build())
-              .call();
-      status = response.httpResponse().statusCode();
-      Optional<? extends InputStream> stream = response.responseBody();
-      try (InputStream in = stream.isPresent() ? stream.get() : InputStream.nullInputStream()) {
-        answer = in.readAllBytes();
-      }
-    } catch (IOException | UncheckedIOException e) {
-      throw new Ec2QueryException(action, 0, "TransportError", e.toString(), e);
+      answer = http.send(request, body);
+    } catch (UncheckedIOException e) {
+      throw new Ec2QueryException(action, 0, "TransportError", e.getCause().toString(), e);
     }
-    if (status / 100 != 2) {
-      throw Ec2QueryException.fromAnswer(action, status, answer);
+    if (!answer.ok()) {
+      throw Ec2QueryException.fromAnswer(action, answer.status(), answer.body());
     }
-    return answer;
+    return answer.body();
   }
 
   /**
-   * Init warm-up (no network, no real credentials): the classes of a first EC2 call — the SDK's
-   * credentials chain and URL-connection HTTP client built and closed unused, a form signed with
-   * fixed dummy keys for a fixed date, an EC2 answer parsed — so that the first event does not load
-   * them. Nothing of it is kept: the signature is thrown away, and the function's own chain still
-   * resolves the real credentials on its first call.
+   * Init warm-up (no network, no real credentials): the classes of a first EC2 call — {@link
+   * SignedHttp#prime()} and an EC2 answer parsed — so that the first event does not load them.
    */
   public static void prime() {
-    DefaultCredentialsProvider.builder().build().close();
-    UrlConnectionHttpClient.builder().build().close();
-    SdkHttpRequest request =
-        SdkHttpRequest.builder()
-            .method(SdkHttpMethod.POST)
-            .uri(URI.create("https://ec2.us-east-1.amazonaws.com/"))
-            .putHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
-            .build();
-    AwsV4HttpSigner.create()
-        .sign(
-            r ->
-                r.identity(AwsBasicCredentials.create("AKIDPRIMINGONLY", "priming-only"))
-                    .request(request)
-                    .payload(ContentStreamProvider.fromUtf8String("Action=DescribeRegions"))
-                    .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
-                    .putProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME, "ec2")
-                    .putProperty(
-                        HttpSigner.SIGNING_CLOCK,
-                        Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC)));
+    SignedHttp.prime();
     Ec2Xml.prime();
   }
 

@@ -6,13 +6,7 @@ package io.gpufleet.core.aws;
  * {@link #retryable()} says whether the same request may succeed later (throttling, server errors,
  * transport failures).
  */
-public final class Ec2QueryException extends RuntimeException {
-  private final String operation;
-  private final int status;
-  private final String code;
-  private final String awsMessage;
-  private final String requestId;
-
+public final class Ec2QueryException extends AwsCallException {
   Ec2QueryException(String operation, int status, String code, String awsMessage, Throwable cause) {
     this(operation, status, code, awsMessage, null, cause);
   }
@@ -25,19 +19,14 @@ public final class Ec2QueryException extends RuntimeException {
       String requestId,
       Throwable cause) {
     super(
-        "EC2 "
-            + operation
-            + (status > 0 ? " answered HTTP " + status : " failed")
-            + ": "
-            + code
-            + (awsMessage == null || awsMessage.isEmpty() ? "" : " (" + awsMessage + ")")
-            + (requestId == null ? "" : " [request " + requestId + "]"),
+        "EC2",
+        operation,
+        status,
+        code,
+        awsMessage,
+        requestId,
+        retryable(status, code, Ec2Query.RETRYABLE),
         cause);
-    this.operation = operation;
-    this.status = status;
-    this.code = code;
-    this.awsMessage = awsMessage;
-    this.requestId = requestId;
   }
 
   /** The error of a non-2xx answer: EC2's error document, or the start of whatever came. */
@@ -62,33 +51,5 @@ public final class Ec2QueryException extends RuntimeException {
         error.text("Errors/Error/Message"),
         error.text("RequestID"),
         null);
-  }
-
-  public String operation() {
-    return operation;
-  }
-
-  /** The HTTP status; 0 when the request got no answer. */
-  public int status() {
-    return status;
-  }
-
-  /** EC2's error code ({@code RequestLimitExceeded}, {@code InvalidInstanceID.NotFound}, ...). */
-  public String code() {
-    return code;
-  }
-
-  /** EC2's error message, or null. */
-  public String awsMessage() {
-    return awsMessage;
-  }
-
-  public String requestId() {
-    return requestId;
-  }
-
-  /** Throttling, a server error or no answer at all: the same request may succeed later. */
-  public boolean retryable() {
-    return Ec2Query.RETRYABLE.contains(code) || status >= 500 || status == 0;
   }
 }
