@@ -65,6 +65,11 @@ public final class ServiceModel {
     return ec2Protocol;
   }
 
+  /** The model's metadata block (protocol, jsonVersion, targetPrefix, signingName, ...). */
+  JsonNode metadata() {
+    return model.path("metadata");
+  }
+
   /** The name of the operation's input shape, or null (no operation, or no input). */
   String inputShape(String operation) {
     return model.path("operations").path(operation).path("input").path("shape").asText(null);
