@@ -1,22 +1,25 @@
 package io.gpufleet.preflight.aws;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.catalog.QuotaBucket;
 import io.gpufleet.preflight.UsagePort;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import software.amazon.awssdk.services.cloudwatch.model.Dimension;
-import software.amazon.awssdk.services.cloudwatch.model.MetricDataQuery;
 
 /**
  * vCPU usage from CloudWatch {@code AWS/Usage} (ResourceCount, Service=EC2, Type=Resource,
  * Resource=vCPU, Class=&lt;bucket&gt;/&lt;OnDemand|Spot&gt;): the maximum of the 1-minute data over
- * the last hour, all classes of a region in one GetMetricData call.
+ * the last hour, all classes of a region in one GetMetricData call (JSON protocol: StartTime and
+ * EndTime as epoch seconds; every page followed by its NextToken).
  */
 public final class CloudWatchUsageAdapter implements UsagePort {
   private final RegionalClients clients;
@@ -35,49 +38,50 @@ public final class CloudWatchUsageAdapter implements UsagePort {
       return out;
     }
     var ids = new HashMap<String, QuotaBucket.Key>();
-    var queries = new ArrayList<MetricDataQuery>();
+    Instant end = clock.instant().truncatedTo(ChronoUnit.MINUTES).plus(Duration.ofMinutes(1));
+    Instant start = end.minus(Duration.ofHours(1));
+    ObjectNode input =
+        AwsJson.input()
+            .put("StartTime", start.getEpochSecond())
+            .put("EndTime", end.getEpochSecond());
+    ArrayNode queries = input.putArray("MetricDataQueries");
     int i = 0;
     for (var e : usageClasses.entrySet()) {
       String id = "u" + i++;
       ids.put(id, e.getKey());
-      String usageClass = e.getValue();
-      queries.add(
-          MetricDataQuery.builder()
-              .id(id)
-              .returnData(true)
-              .metricStat(
-                  s ->
-                      s.period(60)
-                          .stat("Maximum")
-                          .metric(
-                              m ->
-                                  m.namespace("AWS/Usage")
-                                      .metricName("ResourceCount")
-                                      .dimensions(
-                                          dim("Service", "EC2"),
-                                          dim("Type", "Resource"),
-                                          dim("Resource", "vCPU"),
-                                          dim("Class", usageClass))))
-              .build());
+      ObjectNode query = queries.addObject().put("Id", id).put("ReturnData", true);
+      ObjectNode stat = query.putObject("MetricStat").put("Period", 60).put("Stat", "Maximum");
+      ObjectNode metric =
+          stat.putObject("Metric").put("Namespace", "AWS/Usage").put("MetricName", "ResourceCount");
+      ArrayNode dimensions = metric.putArray("Dimensions");
+      for (var d :
+          List.of(
+              Map.entry("Service", "EC2"),
+              Map.entry("Type", "Resource"),
+              Map.entry("Resource", "vCPU"),
+              Map.entry("Class", e.getValue()))) {
+        dimensions.addObject().put("Name", d.getKey()).put("Value", d.getValue());
+      }
     }
-    Instant end = clock.instant().truncatedTo(ChronoUnit.MINUTES).plus(Duration.ofMinutes(1));
-    Instant start = end.minus(Duration.ofHours(1));
     clients
         .cloudWatch(region)
-        .getMetricDataPaginator(r -> r.metricDataQueries(queries).startTime(start).endTime(end))
-        .metricDataResults()
-        .forEach(
-            r -> {
-              var key = ids.get(r.id());
-              if (key != null && r.hasValues() && !r.values().isEmpty()) {
-                double max = r.values().stream().mapToDouble(Double::doubleValue).max().orElse(0);
-                out.merge(key, max, Math::max);
-              }
-            });
+        .paginate(
+            "GetMetricData",
+            input,
+            page ->
+                page.path("MetricDataResults")
+                    .forEach(
+                        r -> {
+                          var key = ids.get(r.path("Id").asText());
+                          JsonNode values = r.path("Values");
+                          if (key != null && !values.isEmpty()) {
+                            double max = Double.NEGATIVE_INFINITY;
+                            for (JsonNode v : values) {
+                              max = Math.max(max, v.asDouble());
+                            }
+                            out.merge(key, max, Math::max);
+                          }
+                        }));
     return out;
-  }
-
-  private static Dimension dim(String name, String value) {
-    return Dimension.builder().name(name).value(value).build();
   }
 }

@@ -1,23 +1,29 @@
 package io.gpufleet.preflight.aws;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gpufleet.core.aws.AwsCallException;
+import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.catalog.QuotaBucket;
 import io.gpufleet.preflight.QuotaPort;
 import io.gpufleet.preflight.model.QuotaValue;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
-import software.amazon.awssdk.services.servicequotas.model.NoSuchResourceException;
-import software.amazon.awssdk.services.servicequotas.model.RequestedServiceQuotaChange;
-import software.amazon.awssdk.services.servicequotas.model.ServiceQuota;
 
 /**
  * EC2 vCPU quotas through Service Quotas: codes resolved by quota name from ListServiceQuotas(ec2)
  * (codes have changed before), then by the reference table's code, then GetServiceQuota on that
- * code for what the listing lacked, then the AWS default (GetAWSDefaultServiceQuota).
+ * code for what the listing lacked, then the AWS default (GetAWSDefaultServiceQuota). Answers are
+ * read by the service model's member names (ServiceQuota: QuotaCode, QuotaName, Value, Adjustable,
+ * UsageMetric.MetricDimensions; RequestedServiceQuotaChange: Id, Status, DesiredValue).
  */
 public final class ServiceQuotasAdapter implements QuotaPort {
   static final String EC2 = "ec2";
+  static final String NO_SUCH_RESOURCE = "NoSuchResourceException";
   private final RegionalClients clients;
 
   public ServiceQuotasAdapter(RegionalClients clients) {
@@ -29,25 +35,29 @@ public final class ServiceQuotasAdapter implements QuotaPort {
     var client = clients.serviceQuotas(region);
     var byName = new TreeMap<QuotaBucket.Key, QuotaValue>();
     var byCode = new TreeMap<QuotaBucket.Key, QuotaValue>();
-    client
-        .listServiceQuotasPaginator(r -> r.serviceCode(EC2))
-        .quotas()
-        .forEach(
-            q -> {
-              for (QuotaBucket.Key key : keys) {
-                if (key.bucket()
-                    .quotaName(key.capacityType())
-                    .filter(q.quotaName()::equals)
-                    .isPresent()) {
-                  byName.put(key, value(key, q, "name"));
-                } else if (key.bucket()
-                    .fallbackQuotaCode(key.capacityType())
-                    .filter(q.quotaCode()::equals)
-                    .isPresent()) {
-                  byCode.put(key, value(key, q, "code"));
-                }
-              }
-            });
+    client.paginate(
+        "ListServiceQuotas",
+        AwsJson.input().put("ServiceCode", EC2),
+        page ->
+            page.path("Quotas")
+                .forEach(
+                    q -> {
+                      String name = q.path("QuotaName").asText();
+                      String code = q.path("QuotaCode").asText();
+                      for (QuotaBucket.Key key : keys) {
+                        if (key.bucket()
+                            .quotaName(key.capacityType())
+                            .filter(name::equals)
+                            .isPresent()) {
+                          byName.put(key, value(key, q, "name"));
+                        } else if (key.bucket()
+                            .fallbackQuotaCode(key.capacityType())
+                            .filter(code::equals)
+                            .isPresent()) {
+                          byCode.put(key, value(key, q, "code"));
+                        }
+                      }
+                    }));
     var out = new TreeMap<QuotaBucket.Key, QuotaValue>(byCode);
     out.putAll(byName);
     for (QuotaBucket.Key key : keys) {
@@ -58,50 +68,59 @@ public final class ServiceQuotasAdapter implements QuotaPort {
       if (code.isEmpty()) {
         continue;
       }
-      try {
-        var q = client.getServiceQuota(r -> r.serviceCode(EC2).quotaCode(code.get())).quota();
-        out.put(key, value(key, q, "reference code"));
-      } catch (NoSuchResourceException e) {
-        try {
-          // never changed in this account: its AWS default applies
-          var q =
-              client
-                  .getAWSDefaultServiceQuota(r -> r.serviceCode(EC2).quotaCode(code.get()))
-                  .quota();
-          out.put(key, value(key, q, "AWS default"));
-        } catch (NoSuchResourceException unknown) {
-          // no source knows it: the planner reports the quota as unknown
-        }
-      }
+      ObjectNode quota = quotaInput(code.get());
+      // then the account's value by code; never changed in this account: its AWS default applies;
+      // no source knows it: the planner reports the quota as unknown
+      knownQuota(client, "GetServiceQuota", quota)
+          .map(q -> value(key, q, "reference code"))
+          .or(
+              () ->
+                  knownQuota(client, "GetAWSDefaultServiceQuota", quota)
+                      .map(q -> value(key, q, "AWS default")))
+          .ifPresent(v -> out.put(key, v));
     }
     return out;
   }
 
-  private static QuotaValue value(QuotaBucket.Key key, ServiceQuota q, String resolvedBy) {
-    String usageClass = key.usageClass();
-    if (q.usageMetric() != null && q.usageMetric().hasMetricDimensions()) {
-      usageClass = q.usageMetric().metricDimensions().getOrDefault("Class", usageClass);
+  /** The answer's {@code Quota}, or empty when the service has no such quota. */
+  private static Optional<JsonNode> knownQuota(AwsJson client, String operation, ObjectNode input) {
+    try {
+      return Optional.of(client.call(operation, input).path("Quota"));
+    } catch (AwsCallException e) {
+      if (NO_SUCH_RESOURCE.equals(e.code())) {
+        return Optional.empty();
+      }
+      throw e;
     }
+  }
+
+  private static ObjectNode quotaInput(String quotaCode) {
+    return AwsJson.input().put("ServiceCode", EC2).put("QuotaCode", quotaCode);
+  }
+
+  private static QuotaValue value(QuotaBucket.Key key, JsonNode q, String resolvedBy) {
+    String usageClass =
+        q.path("UsageMetric").path("MetricDimensions").path("Class").asText(key.usageClass());
     return new QuotaValue(
         key,
-        q.quotaCode(),
-        q.quotaName(),
-        q.value() == null ? 0 : q.value(),
+        q.path("QuotaCode").asText(),
+        q.path("QuotaName").asText(),
+        q.path("Value").asDouble(0),
         usageClass,
         resolvedBy,
-        Boolean.TRUE.equals(q.adjustable()));
+        q.path("Adjustable").asBoolean(false));
   }
 
   @Override
   public List<QuotaRequest> requests(String region, String quotaCode) {
-    return clients
+    var out = new ArrayList<QuotaRequest>();
+    clients
         .serviceQuotas(region)
-        .listRequestedServiceQuotaChangeHistoryByQuotaPaginator(
-            r -> r.serviceCode(EC2).quotaCode(quotaCode))
-        .requestedQuotas()
-        .stream()
-        .map(ServiceQuotasAdapter::request)
-        .toList();
+        .paginate(
+            "ListRequestedServiceQuotaChangeHistoryByQuota",
+            quotaInput(quotaCode),
+            page -> page.path("RequestedQuotas").forEach(c -> out.add(request(c))));
+    return out;
   }
 
   @Override
@@ -109,13 +128,16 @@ public final class ServiceQuotasAdapter implements QuotaPort {
     return request(
         clients
             .serviceQuotas(region)
-            .requestServiceQuotaIncrease(
-                r -> r.serviceCode(EC2).quotaCode(quotaCode).desiredValue(desiredValue))
-            .requestedQuota());
+            .call(
+                "RequestServiceQuotaIncrease",
+                quotaInput(quotaCode).put("DesiredValue", desiredValue))
+            .path("RequestedQuota"));
   }
 
-  private static QuotaRequest request(RequestedServiceQuotaChange c) {
+  private static QuotaRequest request(JsonNode c) {
     return new QuotaRequest(
-        c.id(), c.statusAsString(), c.desiredValue() == null ? 0 : c.desiredValue());
+        c.path("Id").asText(null),
+        c.path("Status").asText(null),
+        c.path("DesiredValue").asDouble(0));
   }
 }

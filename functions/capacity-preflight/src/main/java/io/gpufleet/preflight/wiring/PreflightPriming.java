@@ -1,6 +1,6 @@
 package io.gpufleet.preflight.wiring;
 
-import io.gpufleet.core.aws.Ec2Xml;
+import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStartPriming;
@@ -32,8 +32,9 @@ final class PreflightPriming {
 
   /**
    * Registers the SnapStart hooks: before the snapshot, the read-only paths, the home region's
-   * clients (no call): building the SDK clients loads their classes, work the snapshot should hold
-   * rather than the first event after restore; and the EC2 answer reader.
+   * clients (no call), and what their first call loads (a request signed with dummy keys for a
+   * fixed date, an EC2 answer read): work the snapshot should hold rather than the first event
+   * after restore.
    */
   static void register(PreflightWiring.Wired wired) {
     SnapStartPriming.register(
@@ -42,7 +43,7 @@ final class PreflightPriming {
         () -> {
           readOnlyPaths(wired.function().decoder());
           wired.primeClients().run();
-          Ec2Xml.prime();
+          Ec2Query.prime();
           PowertoolsMetricsAdapter.prime();
         });
   }
@@ -69,9 +70,9 @@ final class PreflightPriming {
   /**
    * INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}): the paths
    * of the daily payload (an alarm's decoding shares the event classes), logging and the metrics
-   * flush's EMF writer (the EC2 answer reader is loaded beside the home region's clients, see
-   * {@link PreflightWiring}). The YAML reader is left to SnapStart priming: INIT without a snapshot
-   * is on the critical path, and a scheduled payload's plan is JSON.
+   * flush's EMF writer (the signer, HTTP client and EC2 answer reader are loaded beside the home
+   * region's clients, see {@link PreflightWiring}). The YAML reader is left to SnapStart priming:
+   * INIT without a snapshot is on the critical path, and a scheduled payload's plan is JSON.
    */
   static List<Runnable> warmup() {
     return List.of(

@@ -2,7 +2,7 @@ package io.gpufleet.preflight.wiring;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
-import io.gpufleet.core.aws.Ec2Xml;
+import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.aws.S3BlobStoreAdapter;
 import io.gpufleet.core.config.Settings;
@@ -48,7 +48,7 @@ public final class PreflightWiring {
 
   /**
    * @param primeClients builds, without calling AWS, the clients a first event in the home region
-   *     uses (SnapStart priming: SDK clients load hundreds of classes when built)
+   *     uses (SnapStart priming)
    */
   public record Wired(PreflightFunction function, MetricsPort metrics, Runnable primeClients) {}
 
@@ -77,7 +77,7 @@ public final class PreflightWiring {
     };
   }
 
-  /** The service over real SDK clients (an endpoint override serves every region). */
+  /** The service over the real AWS clients (an endpoint override serves every region). */
   public static PreflightService service(
       RegionalClients clients,
       String homeRegion,
@@ -142,14 +142,15 @@ public final class PreflightWiring {
         };
     // built in INIT (no call, no credentials resolved) on a thread of their own, beside the rest of
     // the wiring and the warm-up: every event reaches EC2, Service Quotas and CloudWatch in some
-    // region, and the first client of each kind loads the classes all of them need (the SDK's
-    // service metadata among them), which would otherwise be the first event's work
+    // region. The protocol clients are small; what their first call loads (credentials chain, HTTP
+    // client, SigV4 signer, EC2 answer reader) is loaded here by a request signed with dummy keys
+    // and thrown away, which would otherwise be the first event's work
     Supplier<Boolean> homeClientsBuilt =
         InitWarmup.beside(
             "home-clients",
             () -> {
               homeClients.run();
-              Ec2Xml.prime(); // the EC2 client's answer reader (a head start: no I/O, no state)
+              Ec2Query.prime(); // no I/O, no state, no real credentials
               return true;
             });
     // built on first use: without a results bucket only an s3:// plan URI reads S3

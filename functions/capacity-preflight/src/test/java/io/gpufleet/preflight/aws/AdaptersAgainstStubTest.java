@@ -3,8 +3,11 @@ package io.gpufleet.preflight.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gpufleet.core.aws.AwsCallException;
 import io.gpufleet.core.catalog.CapacityType;
 import io.gpufleet.core.catalog.QuotaBucket;
+import io.gpufleet.core.json.Json;
 import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.SimCapacityAccount;
 import java.math.BigDecimal;
@@ -18,12 +21,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.servicequotas.model.ResourceAlreadyExistsException;
 
 /**
  * Service Quotas, Spot placement scores, Capacity Blocks, Spot prices and CloudWatch usage through
- * the real clients (SDK, and the EC2 Query client for EC2) against a local stub serving the
- * documented response shapes.
+ * the real clients (the JSON client for Service Quotas and CloudWatch, the Query client for EC2)
+ * against a local stub serving the documented response shapes.
  */
 class AdaptersAgainstStubTest {
   static AwsStubServer stub;
@@ -137,7 +139,12 @@ class AdaptersAgainstStubTest {
         .contains("\"QuotaCode\":\"L-7212CCBC\"")
         .contains("\"DesiredValue\":768");
     assertThatThrownBy(() -> adapter.requestIncrease("us-east-1", "L-7212CCBC", 1024))
-        .isInstanceOf(ResourceAlreadyExistsException.class)
+        .isInstanceOfSatisfying(
+            AwsCallException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo("ResourceAlreadyExistsException");
+              assertThat(e.retryable()).isFalse();
+            })
         .hasMessageContaining("already open");
   }
 
@@ -205,7 +212,7 @@ class AdaptersAgainstStubTest {
   }
 
   @Test
-  void shouldReadTheMaximumUsagePerClassInOneGetMetricDataCall() {
+  void shouldReadTheMaximumUsagePerClassInOneGetMetricDataCall() throws Exception {
     account
         .region("ap-northeast-1")
         .usage(QuotaBucket.P, CapacityType.SPOT, 192)
@@ -220,13 +227,68 @@ class AdaptersAgainstStubTest {
             "ap-northeast-1", Map.of(p, "P/Spot", g, "G/OnDemand", trn, "Trn/Spot"));
 
     assertThat(usage).containsEntry(p, 192.0).containsEntry(g, 48.0).doesNotContainKey(trn);
-    var calls = stub.calls("GetMetricData");
+    var calls = stub.calls(SimCapacityAccount.GET_METRIC_DATA);
     assertThat(calls).hasSize(1);
-    assertThat(calls.get(0).params())
-        .containsEntry("MetricDataQueries.member.1.MetricStat.Metric.Namespace", "AWS/Usage")
-        .containsEntry("MetricDataQueries.member.1.MetricStat.Metric.MetricName", "ResourceCount")
-        .containsEntry("MetricDataQueries.member.1.MetricStat.Stat", "Maximum")
-        .containsEntry("StartTime", "2026-11-30T01:01:00Z");
+    JsonNode body = Json.MAPPER.readTree(calls.get(0).body());
+    JsonNode stat = body.path("MetricDataQueries").path(0).path("MetricStat");
+    assertThat(stat.path("Metric").path("Namespace").asText()).isEqualTo("AWS/Usage");
+    assertThat(stat.path("Metric").path("MetricName").asText()).isEqualTo("ResourceCount");
+    assertThat(stat.path("Stat").asText()).isEqualTo("Maximum");
+    assertThat(stat.path("Period").asInt()).isEqualTo(60);
+    // epoch seconds, as CloudWatch's JSON protocol sends timestamps
+    assertThat(body.path("StartTime").isNumber()).isTrue();
+    assertThat(body.path("StartTime").asLong())
+        .isEqualTo(Instant.parse("2026-11-30T01:01:00Z").getEpochSecond());
+    assertThat(body.path("EndTime").asLong())
+        .isEqualTo(Instant.parse("2026-11-30T02:01:00Z").getEpochSecond());
+    assertThat(calls.get(0).region()).isEqualTo("ap-northeast-1");
+  }
+
+  @Test
+  void shouldFollowGetMetricDataPagesAndKeepTheMaximumOfEachClass() {
+    // Given the P class's datapoints split over two pages (CloudWatch pages by datapoints)
+    var p = new QuotaBucket.Key(QuotaBucket.P, CapacityType.SPOT);
+    var g = new QuotaBucket.Key(QuotaBucket.G_VT, CapacityType.ON_DEMAND);
+    stub.on(
+        SimCapacityAccount.GET_METRIC_DATA,
+        c -> {
+          boolean first = !c.body().contains("NextToken");
+          return AwsStubServer.Reply.json(
+              first
+                  ? "{\"MetricDataResults\":[{\"Id\":\"u0\",\"Values\":[40.0,96.0]}],"
+                      + "\"NextToken\":\"t1\"}"
+                  : "{\"MetricDataResults\":[{\"Id\":\"u0\",\"Values\":[12.0]},"
+                      + "{\"Id\":\"u1\",\"Values\":[8.0]}]}");
+        });
+    var adapter = new CloudWatchUsageAdapter(clients, Clock.fixed(NOW, ZoneOffset.UTC));
+    var classes = new java.util.LinkedHashMap<QuotaBucket.Key, String>();
+    classes.put(p, "P/Spot");
+    classes.put(g, "G/OnDemand");
+
+    var usage = adapter.maxUsageLastHour("eu-west-1", classes);
+
+    assertThat(usage).containsExactlyInAnyOrderEntriesOf(Map.of(p, 96.0, g, 8.0));
+    var calls = stub.calls(SimCapacityAccount.GET_METRIC_DATA);
+    assertThat(calls).hasSize(2);
+    assertThat(calls.get(1).body()).contains("\"NextToken\":\"t1\"");
+  }
+
+  @Test
+  void shouldReadUsageOverTheSimulatedAccountsPages() {
+    account
+        .metricPageSize(1)
+        .region("us-west-2")
+        .usage(QuotaBucket.P, CapacityType.SPOT, 64)
+        .usage(QuotaBucket.G_VT, CapacityType.ON_DEMAND, 16);
+    var p = new QuotaBucket.Key(QuotaBucket.P, CapacityType.SPOT);
+    var g = new QuotaBucket.Key(QuotaBucket.G_VT, CapacityType.ON_DEMAND);
+
+    var usage =
+        new CloudWatchUsageAdapter(clients, Clock.fixed(NOW, ZoneOffset.UTC))
+            .maxUsageLastHour("us-west-2", Map.of(p, "P/Spot", g, "G/OnDemand"));
+
+    assertThat(usage).containsExactlyInAnyOrderEntriesOf(Map.of(p, 64.0, g, 16.0));
+    assertThat(stub.calls(SimCapacityAccount.GET_METRIC_DATA)).hasSize(2);
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.gpufleet.preflight.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpufleet.core.aws.AwsCallException;
 import io.gpufleet.core.catalog.CapacityType;
 import io.gpufleet.core.catalog.QuotaBucket;
 import io.gpufleet.sim.aws.AwsStubServer;
@@ -13,14 +14,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.servicequotas.model.ServiceQuotasException;
 
 /**
- * How the adapters react, through the real clients (the EC2 Query client, the SDK for Service
- * Quotas), to the errors AWS sends in the shapes AWS sends them: EC2 query-protocol XML with 503
- * RequestLimitExceeded / 403 UnauthorizedOperation / 400 MaxConfigLimitExceeded, Service Quotas
- * JSON {@code __type} TooManyRequestsException and AccessDeniedException. Each client must parse
- * the error code from the body (the adapters branch on it), retry throttling and not retry a
+ * How the adapters react, through the real clients (the EC2 Query client, the JSON client for
+ * Service Quotas), to the errors AWS sends in the shapes AWS sends them: EC2 query-protocol XML
+ * with 503 RequestLimitExceeded / 403 UnauthorizedOperation / 400 MaxConfigLimitExceeded, Service
+ * Quotas JSON {@code __type} TooManyRequestsException and AccessDeniedException. Each client must
+ * parse the error code from the body (the adapters branch on it), retry throttling and not retry a
  * refusal.
  */
 class AwsErrorReactionsTest {
@@ -94,12 +94,49 @@ class AwsErrorReactionsTest {
     var p = new QuotaBucket.Key(QuotaBucket.P, CapacityType.SPOT);
 
     assertThatThrownBy(() -> new ServiceQuotasAdapter(clients).quotas("us-east-1", List.of(p)))
-        .isInstanceOf(ServiceQuotasException.class)
-        .satisfies(
-            e ->
-                assertThat(((ServiceQuotasException) e).awsErrorDetails().errorCode())
-                    .isEqualTo("AccessDeniedException"))
-        .satisfies(e -> assertThat(((ServiceQuotasException) e).statusCode()).isEqualTo(400));
+        .isInstanceOfSatisfying(
+            AwsCallException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo("AccessDeniedException");
+              assertThat(e.status()).isEqualTo(400);
+              assertThat(e.operation()).isEqualTo("ListServiceQuotas");
+              assertThat(e.retryable()).isFalse();
+            });
     assertThat(stub.calls("ServiceQuotasV20190624.ListServiceQuotas")).hasSize(1);
+  }
+
+  @Test
+  void shouldNotTakeAnotherErrorOfGetServiceQuotaForAnUnknownQuota() {
+    // Given a listing without the quota, and GetServiceQuota throttled past the retries
+    stub.on(
+        "ServiceQuotasV20190624.ListServiceQuotas",
+        c -> AwsStubServer.Reply.json("{\"Quotas\":[]}"));
+    stub.failNext("ServiceQuotasV20190624.GetServiceQuota", 3, AwsFault.QUOTAS_THROTTLED);
+    var p = new QuotaBucket.Key(QuotaBucket.P, CapacityType.SPOT);
+
+    // Then the throttling is the error: only NoSuchResourceException falls back to the default
+    assertThatThrownBy(() -> new ServiceQuotasAdapter(clients).quotas("us-east-1", List.of(p)))
+        .isInstanceOfSatisfying(
+            AwsCallException.class,
+            e -> assertThat(e.code()).isEqualTo("TooManyRequestsException"));
+    assertThat(stub.calls("ServiceQuotasV20190624.GetServiceQuota")).hasSize(3);
+    assertThat(stub.calls("ServiceQuotasV20190624.GetAWSDefaultServiceQuota")).isEmpty();
+  }
+
+  @Test
+  void shouldReportAQuotaNoSourceKnowsAsMissing() {
+    // Given neither the account nor AWS's defaults know the quota
+    stub.on(
+        "ServiceQuotasV20190624.ListServiceQuotas",
+        c -> AwsStubServer.Reply.json("{\"Quotas\":[]}"));
+    stub.failNext("ServiceQuotasV20190624.GetServiceQuota", 1, 400, "NoSuchResourceException");
+    stub.failNext(
+        "ServiceQuotasV20190624.GetAWSDefaultServiceQuota", 1, 400, "NoSuchResourceException");
+    var p = new QuotaBucket.Key(QuotaBucket.P, CapacityType.SPOT);
+
+    var quotas = new ServiceQuotasAdapter(clients).quotas("us-east-1", List.of(p));
+
+    assertThat(quotas).doesNotContainKey(p);
+    assertThat(stub.calls("ServiceQuotasV20190624.GetAWSDefaultServiceQuota")).hasSize(1);
   }
 }

@@ -27,7 +27,10 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 
-/** The real SDK Pricing client against a local stub that answers in the real PriceList shape. */
+/**
+ * The Pricing adapter over the project's JSON protocol client against a local stub that answers in
+ * the real PriceList shape (every request also held to botocore's model by the testkit).
+ */
 class PricingApiAdapterTest {
   static final AwsStubServer STUB = AwsStubServer.start();
   final PricingStub pricing =
@@ -187,7 +190,7 @@ class PricingApiAdapterTest {
     assertThat(price.asOf()).contains(StaticPrices.AS_OF);
     assertThat(price.perHour()).isEqualByComparingTo("55.04");
     assertThat(chain.apiFailures()).isEqualTo(1);
-    // the SDK retried the throttled call a few times, then gave up: one lookup, bounded calls
+    // the client retried the throttled call a few times, then gave up: one lookup, bounded calls
     assertThat(STUB.calls(PricingStub.OPERATION).size()).isBetween(2, 4);
   }
 
@@ -222,6 +225,43 @@ class PricingApiAdapterTest {
     // burst 2, then 5 more at 50/s = at least 100 ms
     assertThat(ms).isGreaterThanOrEqualTo(95);
     assertThat(STUB.calls(PricingStub.OPERATION)).hasSize(7);
+  }
+
+  @Test
+  void shouldFollowEveryPageAndTakeATokenForEach() throws Exception {
+    // Given one document a page (the price behind a decoy), and a bucket of one token at 10/s
+    pricing.pageSize(1);
+    var api = new PricingApiAdapter(aws, Optional.empty(), 10, 1);
+    long t0 = System.nanoTime();
+
+    var price = api.hourly("us-east-1", "p5.48xlarge");
+
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertThat(price).hasValueSatisfying(p -> assertThat(p).isEqualByComparingTo("55.04"));
+    var calls = STUB.calls(PricingStub.OPERATION);
+    assertThat(calls).hasSize(3);
+    assertThat(Json.MAPPER.readTree(calls.get(0).body()).has("NextToken")).isFalse();
+    assertThat(Json.MAPPER.readTree(calls.get(2).body()).path("NextToken").asText()).isEqualTo("2");
+    assertThat(Json.MAPPER.readTree(calls.get(2).body()).path("Filters"))
+        .isEqualTo(Json.MAPPER.readTree(calls.get(0).body()).path("Filters"));
+    // three pages, one token each: two waits of 100 ms after the first
+    assertThat(ms).isGreaterThanOrEqualTo(195);
+  }
+
+  @Test
+  void shouldFailWithTheServiceErrorCodeOfARefusedCall() {
+    STUB.failNext(PricingStub.OPERATION, 1, 400, "AccessDeniedException");
+    var api = new PricingApiAdapter(aws, Optional.empty(), 5, 10);
+
+    assertThatThrownBy(() -> api.hourly("us-east-1", "p5.48xlarge"))
+        .isInstanceOfSatisfying(
+            io.gpufleet.core.aws.AwsCallException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo("AccessDeniedException");
+              assertThat(e.service()).isEqualTo("Pricing");
+              assertThat(e.retryable()).isFalse();
+            });
+    assertThat(STUB.calls(PricingStub.OPERATION)).hasSize(1);
   }
 
   @Test

@@ -38,6 +38,7 @@ public final class PricingStub {
 
   private final Map<String, BigDecimal> prices = new ConcurrentHashMap<>();
   private volatile boolean decoys;
+  private volatile int pageSize = 100;
 
   public PricingStub price(String region, String instanceType, String usdPerHour) {
     prices.put(region + "|" + instanceType, new BigDecimal(usdPerHour));
@@ -52,6 +53,15 @@ public final class PricingStub {
     for (String t : instanceTypes) {
       prices.put(region + "|" + t, StaticPrices.price(t).orElseThrow().usdPerHour());
     }
+    return this;
+  }
+
+  /**
+   * At most this many PriceList documents a page (and the request's MaxResults), the rest behind a
+   * NextToken.
+   */
+  public PricingStub pageSize(int size) {
+    this.pageSize = size;
     return this;
   }
 
@@ -105,6 +115,17 @@ public final class PricingStub {
                 price,
                 "DECOY2"));
       }
+    }
+    int from = req.hasNonNull("NextToken") ? Integer.parseInt(req.get("NextToken").asText()) : 0;
+    int size = Math.min(pageSize, req.path("MaxResults").asInt(100));
+    int to = Math.min(list.size(), from + size);
+    ArrayNode page = Json.MAPPER.createArrayNode();
+    for (int i = from; i < to; i++) {
+      page.add(list.get(i));
+    }
+    body.set("PriceList", page);
+    if (to < list.size()) {
+      body.put("NextToken", Integer.toString(to));
     }
     return AwsStubServer.Reply.json(body.toString());
   }

@@ -26,12 +26,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * DescribeInstanceTypes, DescribeSpotPriceHistory, DescribeCapacityReservations,
  * DescribeCapacityBlockOfferings, GetSpotPlacementScores), Service Quotas (ListServiceQuotas,
  * GetServiceQuota, ListRequestedServiceQuotaChangeHistoryByQuota, RequestServiceQuotaIncrease) and
- * CloudWatch GetMetricData over AWS/Usage. One stub plays every region (the region comes from each
- * call's signature). Seed regions with {@link #region(String)}, then {@link #install()}.
+ * CloudWatch GetMetricData over AWS/Usage (JSON 1.0). One stub plays every region (the region comes
+ * from each call's signature). Seed regions with {@link #region(String)}, then {@link #install()}.
  */
 public final class SimCapacityAccount {
   public static final String EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15/";
-  public static final String CW_NS = "http://monitoring.amazonaws.com/doc/2010-08-01/";
+
+  /** CloudWatch GetMetricData on the JSON protocol, as the stub routes it. */
+  public static final String GET_METRIC_DATA = "GraniteServiceVersion20100801.GetMetricData";
+
   public static final String ACCOUNT = "123456789012";
 
   /** A Capacity Block offering. */
@@ -102,6 +105,7 @@ public final class SimCapacityAccount {
   private final List<Request> requests = new CopyOnWriteArrayList<>();
   private final AtomicInteger ids = new AtomicInteger();
   private volatile int quotaPageSize = 100;
+  private volatile int metricPageSize = 500;
   private volatile Instant now = Instant.now().truncatedTo(ChronoUnit.MINUTES);
 
   public SimCapacityAccount(AwsStubServer stub) {
@@ -119,6 +123,12 @@ public final class SimCapacityAccount {
   /** ListServiceQuotas answers this many quotas per page (to exercise paging). */
   public SimCapacityAccount quotaPageSize(int size) {
     this.quotaPageSize = size;
+    return this;
+  }
+
+  /** GetMetricData results per page (the rest behind a NextToken). */
+  public SimCapacityAccount metricPageSize(int size) {
+    this.metricPageSize = size;
     return this;
   }
 
@@ -147,7 +157,7 @@ public final class SimCapacityAccount {
     stub.on("DescribeCapacityReservations", this::reservations);
     stub.on("DescribeCapacityBlockOfferings", this::blocks);
     stub.on("GetSpotPlacementScores", this::scores);
-    stub.on("GetMetricData", this::metricData);
+    stub.on(GET_METRIC_DATA, this::metricData);
     stub.on("ServiceQuotasV20190624.ListServiceQuotas", this::listQuotas);
     stub.on("ServiceQuotasV20190624.GetServiceQuota", this::getQuota);
     stub.on("ServiceQuotasV20190624.GetAWSDefaultServiceQuota", this::defaultQuota);
@@ -415,48 +425,50 @@ public final class SimCapacityAccount {
             + "</Message></Error></Errors><RequestID>sim</RequestID></Response>");
   }
 
-  // ---------------------------------------------------------------- CloudWatch (query, XML)
+  // ---------------------------------------------------------------- CloudWatch (JSON 1.0)
 
+  /**
+   * GetMetricData as CloudWatch's JSON protocol answers it: per query its Id, Label, Timestamps
+   * (epoch seconds) and Values, two datapoints a class with usage; {@link #metricPageSize} results
+   * per page, the rest behind a NextToken.
+   */
   private AwsStubServer.Reply metricData(AwsStubServer.Call call) {
     var m = model(call);
-    var sb =
-        new StringBuilder("<GetMetricDataResponse xmlns=\"")
-            .append(CW_NS)
-            .append("\"><GetMetricDataResult><MetricDataResults>");
-    for (int i = 1; ; i++) {
-      String p = "MetricDataQueries.member." + i + ".";
-      String id = call.params().get(p + "Id");
-      if (id == null) {
-        break;
-      }
+    var body = Json.MAPPER.valueToTree(parse(call));
+    var queries = new ArrayList<com.fasterxml.jackson.databind.JsonNode>();
+    body.path("MetricDataQueries").forEach(queries::add);
+    int from = body.hasNonNull("NextToken") ? Integer.parseInt(body.get("NextToken").asText()) : 0;
+    int to = Math.min(queries.size(), from + metricPageSize);
+    var results = new ArrayList<Map<String, Object>>();
+    for (var q : queries.subList(from, to)) {
       String usageClass = null;
-      for (int d = 1; ; d++) {
-        String dp = p + "MetricStat.Metric.Dimensions.member." + d + ".";
-        String name = call.params().get(dp + "Name");
-        if (name == null) {
-          break;
-        }
-        if (name.equals("Class")) {
-          usageClass = call.params().get(dp + "Value");
+      for (var d : q.path("MetricStat").path("Metric").path("Dimensions")) {
+        if (d.path("Name").asText().equals("Class")) {
+          usageClass = d.path("Value").asText();
         }
       }
       Double value = usageClass == null ? null : m.usage.get(usageClass);
-      sb.append("<member><Id>").append(id).append("</Id><Label>ResourceCount</Label><Timestamps>");
-      if (value != null) {
-        sb.append("<member>").append(now.minus(Duration.ofMinutes(3))).append("</member>");
-        sb.append("<member>").append(now.minus(Duration.ofMinutes(2))).append("</member>");
-      }
-      sb.append("</Timestamps><Values>");
-      if (value != null) {
-        sb.append("<member>").append(value * 0.9).append("</member>");
-        sb.append("<member>").append(value).append("</member>");
-      }
-      sb.append("</Values><StatusCode>Complete</StatusCode></member>");
+      var r = new LinkedHashMap<String, Object>();
+      r.put("Id", q.path("Id").asText());
+      r.put("Label", "ResourceCount");
+      r.put(
+          "Timestamps",
+          value == null
+              ? List.of()
+              : List.of(
+                  now.minus(Duration.ofMinutes(3)).getEpochSecond(),
+                  now.minus(Duration.ofMinutes(2)).getEpochSecond()));
+      r.put("Values", value == null ? List.of() : List.of(value * 0.9, value));
+      r.put("StatusCode", "Complete");
+      results.add(r);
     }
-    sb.append("</MetricDataResults><Messages/></GetMetricDataResult>")
-        .append(
-            "<ResponseMetadata><RequestId>sim</RequestId></ResponseMetadata></GetMetricDataResponse>");
-    return AwsStubServer.Reply.xml(sb.toString());
+    var out = new LinkedHashMap<String, Object>();
+    out.put("MetricDataResults", results);
+    out.put("Messages", List.of());
+    if (to < queries.size()) {
+      out.put("NextToken", Integer.toString(to));
+    }
+    return new AwsStubServer.Reply(200, "application/x-amz-json-1.0", Json.write(out));
   }
 
   // ---------------------------------------------------------------- Service Quotas (JSON 1.1)

@@ -1,6 +1,8 @@
 package io.gpufleet.core.pricing;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.AwsJson;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,22 +12,19 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.pricing.PricingClient;
-import software.amazon.awssdk.services.pricing.model.Filter;
-import software.amazon.awssdk.services.pricing.model.FilterType;
-import software.amazon.awssdk.services.pricing.model.GetProductsRequest;
 
 /**
  * The Pricing API adapter: GetProducts for service code AmazonEC2 with the TERM_MATCH filters that
  * narrow an On-Demand Linux price to one product, sent to the endpoint region of the priced
- * region's partition, every call through the endpoint's token bucket.
+ * region's partition, every call (each page too) through the endpoint's token bucket. The call goes
+ * through the JSON protocol client ({@link AwsJson#PRICING}), not the SDK's Pricing client.
  */
 public final class PricingApiAdapter implements PricingApiPort {
   private static final Logger LOG = LoggerFactory.getLogger(PricingApiAdapter.class);
 
   private final AwsClients aws;
   private final Optional<String> endpointOverride;
-  private final Map<String, PricingClient> clients = new ConcurrentHashMap<>();
+  private final Map<String, AwsJson> clients = new ConcurrentHashMap<>();
   private final Map<String, TokenBucket> buckets = new ConcurrentHashMap<>();
   private final double ratePerSecond;
   private final int burst;
@@ -42,28 +41,35 @@ public final class PricingApiAdapter implements PricingApiPort {
     this.burst = burst;
   }
 
+  /** A TERM_MATCH filter of GetProducts: the product's attribute {@code field} is {@code value}. */
+  public record TermMatch(String field, String value) {}
+
   /** The filters for one (region, instance type), as the reference lists them. */
-  public static List<Filter> filters(String region, String instanceType) {
-    var f = new ArrayList<Filter>();
-    for (var e :
-        List.of(
-            Map.entry("regionCode", region),
-            Map.entry("instanceType", instanceType),
-            Map.entry("operatingSystem", "Linux"),
-            Map.entry("tenancy", "Shared"),
-            Map.entry("preInstalledSw", "NA"),
-            Map.entry("capacitystatus", "Used"),
-            Map.entry("marketoption", "OnDemand"),
-            Map.entry("licenseModel", "No License required"),
-            Map.entry("locationType", "AWS Region"))) {
-      f.add(
-          Filter.builder()
-              .type(FilterType.TERM_MATCH)
-              .field(e.getKey())
-              .value(e.getValue())
-              .build());
+  public static List<TermMatch> filters(String region, String instanceType) {
+    return List.of(
+        new TermMatch("regionCode", region),
+        new TermMatch("instanceType", instanceType),
+        new TermMatch("operatingSystem", "Linux"),
+        new TermMatch("tenancy", "Shared"),
+        new TermMatch("preInstalledSw", "NA"),
+        new TermMatch("capacitystatus", "Used"),
+        new TermMatch("marketoption", "OnDemand"),
+        new TermMatch("licenseModel", "No License required"),
+        new TermMatch("locationType", "AWS Region"));
+  }
+
+  /** The GetProducts input for one (region, instance type), without a page token. */
+  static ObjectNode request(String region, String instanceType) {
+    ObjectNode input =
+        AwsJson.input()
+            .put("ServiceCode", "AmazonEC2")
+            .put("FormatVersion", "aws_v1")
+            .put("MaxResults", 100);
+    var filters = input.putArray("Filters");
+    for (TermMatch f : filters(region, instanceType)) {
+      filters.addObject().put("Type", "TERM_MATCH").put("Field", f.field()).put("Value", f.value());
     }
-    return f;
+    return input;
   }
 
   /**
@@ -92,28 +98,24 @@ public final class PricingApiAdapter implements PricingApiPort {
   @Override
   public Optional<BigDecimal> hourly(String region, String instanceType) {
     String endpoint = endpointRegion(region);
-    PricingClient client =
+    AwsJson client =
         clients.computeIfAbsent(
-            endpoint, r -> aws.withRegion(Region.of(r)).build(PricingClient.builder()));
+            endpoint, r -> AwsJson.from(aws.withRegion(Region.of(r)), AwsJson.PRICING));
     TokenBucket bucket =
         buckets.computeIfAbsent(endpoint, r -> TokenBucket.system(ratePerSecond, burst));
     String currency = PricingEndpoint.currencyFor(region);
     var priceList = new ArrayList<String>();
-    String next = null;
-    do {
-      acquire(bucket);
-      var request =
-          GetProductsRequest.builder()
-              .serviceCode("AmazonEC2")
-              .formatVersion("aws_v1")
-              .filters(filters(region, instanceType))
-              .maxResults(100)
-              .nextToken(next)
-              .build();
-      var response = client.getProducts(request);
-      priceList.addAll(response.priceList());
-      next = response.nextToken();
-    } while (next != null && !next.isEmpty());
+    // a token for the first page here, for each further page before it is asked for
+    acquire(bucket);
+    client.paginate(
+        "GetProducts",
+        request(region, instanceType),
+        page -> {
+          page.path("PriceList").forEach(p -> priceList.add(p.asText()));
+          if (!page.path("NextToken").asText("").isEmpty()) {
+            acquire(bucket);
+          }
+        });
     var choice = PriceListParser.choose(priceList, currency);
     if (!choice.ignored().isEmpty()) {
       LOG.info(
