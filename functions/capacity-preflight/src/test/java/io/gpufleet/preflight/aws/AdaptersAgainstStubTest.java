@@ -94,9 +94,7 @@ class AdaptersAgainstStubTest {
 
   @Test
   void shouldGetAQuotaByItsCodeWhenTheListingLacksIt() {
-    stub.on(
-        "ServiceQuotasV20190624.ListServiceQuotas",
-        c -> AwsStubServer.Reply.json("{\"Quotas\":[]}"));
+    StubAccount.listNoQuotas(stub);
     account.region("us-east-1").quota(QuotaBucket.TRN, CapacityType.ON_DEMAND, 512);
     var trn = new QuotaBucket.Key(QuotaBucket.TRN, CapacityType.ON_DEMAND);
 
@@ -109,9 +107,7 @@ class AdaptersAgainstStubTest {
 
   @Test
   void shouldFallBackToTheAwsDefaultWhenTheAccountNeverChangedTheQuota() {
-    stub.on(
-        "ServiceQuotasV20190624.ListServiceQuotas",
-        c -> AwsStubServer.Reply.json("{\"Quotas\":[]}"));
+    StubAccount.listNoQuotas(stub);
     stub.failNext("ServiceQuotasV20190624.GetServiceQuota", 1, 400, "NoSuchResourceException");
     var dl = new QuotaBucket.Key(QuotaBucket.DL, CapacityType.SPOT);
 

@@ -108,9 +108,7 @@ class AwsErrorReactionsTest {
   @Test
   void shouldNotTakeAnotherErrorOfGetServiceQuotaForAnUnknownQuota() {
     // Given a listing without the quota, and GetServiceQuota throttled past the retries
-    stub.on(
-        "ServiceQuotasV20190624.ListServiceQuotas",
-        c -> AwsStubServer.Reply.json("{\"Quotas\":[]}"));
+    StubAccount.listNoQuotas(stub);
     stub.failNext("ServiceQuotasV20190624.GetServiceQuota", 3, AwsFault.QUOTAS_THROTTLED);
     var p = new QuotaBucket.Key(QuotaBucket.P, CapacityType.SPOT);
 
@@ -126,9 +124,7 @@ class AwsErrorReactionsTest {
   @Test
   void shouldReportAQuotaNoSourceKnowsAsMissing() {
     // Given neither the account nor AWS's defaults know the quota
-    stub.on(
-        "ServiceQuotasV20190624.ListServiceQuotas",
-        c -> AwsStubServer.Reply.json("{\"Quotas\":[]}"));
+    StubAccount.listNoQuotas(stub);
     stub.failNext("ServiceQuotasV20190624.GetServiceQuota", 1, 400, "NoSuchResourceException");
     stub.failNext(
         "ServiceQuotasV20190624.GetAWSDefaultServiceQuota", 1, 400, "NoSuchResourceException");

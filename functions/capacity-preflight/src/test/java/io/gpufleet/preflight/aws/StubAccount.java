@@ -18,6 +18,13 @@ final class StubAccount {
         new VirtualTime(java.time.Instant.parse("2026-11-30T00:00:00Z")).sleeper());
   }
 
+  /** ListServiceQuotas(ec2) answers an empty listing: every quota must come by its code. */
+  static void listNoQuotas(AwsStubServer stub) {
+    stub.on(
+        "ServiceQuotasV20190624.ListServiceQuotas",
+        c -> AwsStubServer.Reply.json("{\"Quotas\":[]}"));
+  }
+
   static SimCapacityAccount account(AwsStubServer stub) {
     return new SimCapacityAccount(stub);
   }
