@@ -3,17 +3,27 @@ package io.gpufleet.sim.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.SecretsManagerAdapter;
 import io.gpufleet.core.aws.SecretsManagerAdapter.SecretUnavailableException;
 import io.gpufleet.core.secret.SecretRef;
+import java.net.URI;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 
-/** SecretsManagerAdapter with the real SDK client against moto's Secrets Manager. */
+/**
+ * SecretsManagerAdapter (through {@link io.gpufleet.core.aws.AwsJson}, held to botocore's model)
+ * against moto's Secrets Manager, seeded with the SDK client; errors moto cannot be made to answer
+ * from a stub.
+ */
 class SecretsManagerAdapterTest {
   @RegisterExtension static final AwsEmulatorExtension AWS = new AwsEmulatorExtension();
   static final String URL = "https://hooks.slack.com/services/T0001/B0001/moto0secret0value";
@@ -62,5 +72,41 @@ class SecretsManagerAdapterTest {
         .isInstanceOf(SecretUnavailableException.class)
         // Secrets Manager answers 400 (JSON protocol); moto 5.2.5 answers 404, so only the code
         .hasMessageStartingWith("cannot read secret " + arn + ": ResourceNotFoundException (HTTP ");
+  }
+
+  @Test
+  void shouldNameTheErrorCodeAndStatusButNotTheServicesMessage() {
+    try (var stub = AwsStubServer.start()) {
+      stub.failNext("secretsmanager.GetSecretValue", 1, AwsStubServer.AwsFault.JSON_ACCESS_DENIED);
+      var arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpufleet/denied-AbCdEf";
+
+      assertThatThrownBy(
+              () -> stubReader(stub.endpoint()).read(new SecretRef.SecretsManagerSecret(arn)))
+          .isInstanceOf(SecretUnavailableException.class)
+          .hasMessage("cannot read secret " + arn + ": AccessDeniedException (HTTP 400)");
+      assertThat(stub.calls()).singleElement().satisfies(c -> assertThat(c.body()).contains(arn));
+    }
+  }
+
+  @Test
+  void shouldNameATransportFailureWithoutAStatus() {
+    URI closed;
+    try (var stub = AwsStubServer.start()) {
+      closed = stub.endpoint();
+    }
+    var arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpufleet/unreachable-AbCdEf";
+
+    assertThatThrownBy(() -> stubReader(closed).read(new SecretRef.SecretsManagerSecret(arn)))
+        .isInstanceOf(SecretUnavailableException.class)
+        .hasMessage("cannot read secret " + arn + ": TransportError");
+  }
+
+  private static SecretsManagerAdapter stubReader(URI endpoint) {
+    var clients =
+        new AwsClients(
+            Region.US_EAST_1,
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")),
+            Optional.of(endpoint));
+    return new SecretsManagerAdapter(() -> clients);
   }
 }

@@ -11,7 +11,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.function.Supplier;
-import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.sns.SnsClient;
 
 /**
@@ -46,7 +45,7 @@ public record OutcomeSinks(EventPublisherPort publisher, NotifierPort notifier) 
             .<EventPublisherPort>map(
                 bus ->
                     new EventBridgeAdapter(
-                        aws.get().build(EventBridgeClient.builder()), bus, eventSource))
+                        AwsJson.from(aws.get(), AwsJson.EVENTBRIDGE), bus, eventSource))
             .orElse(EventPublisherPort.NONE);
     var notifiers = new ArrayList<NotifierPort>();
     env.optional("NOTIFY_TOPIC_ARN")
