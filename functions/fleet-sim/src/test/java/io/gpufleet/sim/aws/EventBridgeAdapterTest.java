@@ -5,19 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.aws.AwsCallException;
-import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.aws.EventBridgeAdapter;
 import io.gpufleet.core.json.Json;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -133,7 +129,11 @@ class EventBridgeAdapterTest {
                   {"FailedEntryCount":1,"Entries":[{"ErrorCode":"InternalFailure",
                   "ErrorMessage":"the entry could not be put"}]}
                   """));
-      var publisher = new EventBridgeAdapter(stubClient(stub), "outcomes", SOURCE);
+      var publisher =
+          new EventBridgeAdapter(
+              AwsJson.from(stub.clients(Region.US_EAST_1), AwsJson.EVENTBRIDGE),
+              "outcomes",
+              SOURCE);
 
       assertThatThrownBy(() -> publisher.publish("Node Drained", Map.of("k", 1), List.of()))
           .isInstanceOf(IllegalStateException.class)
@@ -148,7 +148,11 @@ class EventBridgeAdapterTest {
   void shouldNameTheServicesErrorCodeWhenPutEventsIsRefused() {
     try (var stub = AwsStubServer.start()) {
       stub.failNext("AWSEvents.PutEvents", 1, AwsStubServer.AwsFault.JSON_ACCESS_DENIED);
-      var publisher = new EventBridgeAdapter(stubClient(stub), "outcomes", SOURCE);
+      var publisher =
+          new EventBridgeAdapter(
+              AwsJson.from(stub.clients(Region.US_EAST_1), AwsJson.EVENTBRIDGE),
+              "outcomes",
+              SOURCE);
 
       assertThatThrownBy(() -> publisher.publish("Node Drained", Map.of(), List.of()))
           .isInstanceOfSatisfying(
@@ -169,14 +173,5 @@ class EventBridgeAdapterTest {
     assertThatThrownBy(() -> new EventBridgeAdapter(pricing, "default", SOURCE))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("not an EventBridge client");
-  }
-
-  private static AwsJson stubClient(AwsStubServer stub) {
-    return AwsJson.from(
-        new AwsClients(
-            Region.US_EAST_1,
-            StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")),
-            Optional.of(stub.endpoint())),
-        AwsJson.EVENTBRIDGE);
   }
 }

@@ -7,14 +7,10 @@ import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.SecretsManagerAdapter;
 import io.gpufleet.core.aws.SecretsManagerAdapter.SecretUnavailableException;
 import io.gpufleet.core.secret.SecretRef;
-import java.net.URI;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
@@ -81,7 +77,9 @@ class SecretsManagerAdapterTest {
       var arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpufleet/denied-AbCdEf";
 
       assertThatThrownBy(
-              () -> stubReader(stub.endpoint()).read(new SecretRef.SecretsManagerSecret(arn)))
+              () ->
+                  new SecretsManagerAdapter(() -> stub.clients(Region.US_EAST_1))
+                      .read(new SecretRef.SecretsManagerSecret(arn)))
           .isInstanceOf(SecretUnavailableException.class)
           .hasMessage("cannot read secret " + arn + ": AccessDeniedException (HTTP 400)");
       assertThat(stub.calls()).singleElement().satisfies(c -> assertThat(c.body()).contains(arn));
@@ -90,23 +88,17 @@ class SecretsManagerAdapterTest {
 
   @Test
   void shouldNameATransportFailureWithoutAStatus() {
-    URI closed;
+    AwsClients closed;
     try (var stub = AwsStubServer.start()) {
-      closed = stub.endpoint();
+      closed = stub.clients(Region.US_EAST_1);
     }
     var arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpufleet/unreachable-AbCdEf";
 
-    assertThatThrownBy(() -> stubReader(closed).read(new SecretRef.SecretsManagerSecret(arn)))
+    assertThatThrownBy(
+            () ->
+                new SecretsManagerAdapter(() -> closed)
+                    .read(new SecretRef.SecretsManagerSecret(arn)))
         .isInstanceOf(SecretUnavailableException.class)
         .hasMessage("cannot read secret " + arn + ": TransportError");
-  }
-
-  private static SecretsManagerAdapter stubReader(URI endpoint) {
-    var clients =
-        new AwsClients(
-            Region.US_EAST_1,
-            StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")),
-            Optional.of(endpoint));
-    return new SecretsManagerAdapter(() -> clients);
   }
 }

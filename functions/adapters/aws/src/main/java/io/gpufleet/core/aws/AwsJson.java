@@ -41,7 +41,7 @@ public final class AwsJson {
       String jsonVersion) {
     /** The service id as {@code AWS_ENDPOINT_URL_<ID>} spells it. */
     public String envId() {
-      return serviceId.toUpperCase(java.util.Locale.ROOT).replace(' ', '_');
+      return SignedHttp.envId(serviceId);
     }
   }
 
@@ -111,12 +111,7 @@ public final class AwsJson {
   public static AwsJson from(AwsClients aws, Service service) {
     return new AwsJson(
         service,
-        SignedHttp.endpoint(
-            service.endpointPrefix(),
-            service.envId(),
-            aws.region(),
-            aws.endpointOverride(),
-            System.getenv()),
+        SignedHttp.endpoint(aws, service.endpointPrefix(), service.serviceId()),
         aws.region(),
         aws.credentials(),
         aws.httpClient(),
