@@ -97,9 +97,8 @@ public final class AwsQuery {
   }
 
   /**
-   * {@code service} in the region of {@code aws}, with its credentials and HTTP client; the
-   * endpoint is the override of {@code aws}, else {@code AWS_ENDPOINT_URL_<ID>} or {@code
-   * AWS_ENDPOINT_URL}, else the service's endpoint in the region's partition.
+   * {@code service} for the clients {@code aws}, at {@link SignedHttp#endpoint(AwsClients, String,
+   * String)}.
    */
   public static AwsQuery from(AwsClients aws, Service service) {
     return new AwsQuery(
