@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 
@@ -100,5 +101,24 @@ class SecretsManagerAdapterTest {
                     .read(new SecretRef.SecretsManagerSecret(arn)))
         .isInstanceOf(SecretUnavailableException.class)
         .hasMessage("cannot read secret " + arn + ": TransportError");
+  }
+
+  @Test
+  void shouldNameOnlyTheTypeWhenNoCredentialsCanBeResolved() {
+    var arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpufleet/nocreds-AbCdEf";
+    var clients =
+        new AwsClients(
+            Region.US_EAST_1,
+            () -> {
+              throw SdkClientException.create("Unable to load credentials from /secret/path");
+            },
+            java.util.Optional.of(AWS.emulator().clients().endpointOverride().orElseThrow()));
+
+    assertThatThrownBy(
+            () ->
+                new SecretsManagerAdapter(() -> clients)
+                    .read(new SecretRef.SecretsManagerSecret(arn)))
+        .isInstanceOf(SecretUnavailableException.class)
+        .hasMessage("cannot read secret " + arn + ": SdkClientException");
   }
 }

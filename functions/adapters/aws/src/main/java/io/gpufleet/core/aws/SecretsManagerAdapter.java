@@ -5,6 +5,7 @@ import io.gpufleet.core.lambda.Lazy;
 import io.gpufleet.core.secret.SecretPort;
 import io.gpufleet.core.secret.SecretRef;
 import java.util.function.Supplier;
+import software.amazon.awssdk.core.exception.SdkException;
 
 /**
  * Reads secrets with Secrets Manager {@code GetSecretValue} (the secret's string) through {@link
@@ -32,6 +33,11 @@ public final class SecretsManagerAdapter implements SecretPort {
               + ": "
               + e.code()
               + (e.status() > 0 ? " (HTTP " + e.status() + ")" : ""));
+    } catch (SdkException e) {
+      // signing failed (no credentials could be resolved): the SDK's message may quote its
+      // sources; keep only the type
+      throw new SecretUnavailableException(
+          "cannot read secret " + ref + ": " + e.getClass().getSimpleName());
     }
   }
 
