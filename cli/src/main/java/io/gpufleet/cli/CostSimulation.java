@@ -2,6 +2,7 @@ package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.pricing.OnDemandPricing;
@@ -48,7 +49,6 @@ import java.util.Set;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.costexplorer.CostExplorerClient;
 
 /**
  * The cost report part of {@code gpufleet simulate}: a last-24-hours report of the demo fleet in
@@ -129,7 +129,7 @@ final class CostSimulation {
               CostReporting.reporter(
                   metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier()),
               clock,
-              new CostExplorerCommitmentAdapter(aws.build(CostExplorerClient.builder())));
+              new CostExplorerCommitmentAdapter(AwsJson.from(aws, AwsJson.COST_EXPLORER)));
       PrintStream where = json ? err : out;
       if (!json) {
         out.println();

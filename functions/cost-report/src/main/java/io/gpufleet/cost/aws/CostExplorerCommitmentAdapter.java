@@ -1,5 +1,8 @@
 package io.gpufleet.cost.aws;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.cost.CommitmentPort;
 import io.gpufleet.cost.model.Commitments;
 import io.gpufleet.cost.model.ReportWindow;
@@ -10,18 +13,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import software.amazon.awssdk.services.costexplorer.CostExplorerClient;
-import software.amazon.awssdk.services.costexplorer.model.DateInterval;
-import software.amazon.awssdk.services.costexplorer.model.Dimension;
-import software.amazon.awssdk.services.costexplorer.model.DimensionValues;
-import software.amazon.awssdk.services.costexplorer.model.Expression;
-import software.amazon.awssdk.services.costexplorer.model.GetReservationCoverageRequest;
-import software.amazon.awssdk.services.costexplorer.model.GetReservationUtilizationRequest;
-import software.amazon.awssdk.services.costexplorer.model.GetSavingsPlansCoverageRequest;
-import software.amazon.awssdk.services.costexplorer.model.GetSavingsPlansUtilizationRequest;
-import software.amazon.awssdk.services.costexplorer.model.Granularity;
-import software.amazon.awssdk.services.costexplorer.model.GroupDefinition;
-import software.amazon.awssdk.services.costexplorer.model.GroupDefinitionType;
 
 /**
  * Savings Plans and Reserved Instance coverage from Cost Explorer (endpoint ce.us-east-1, USD 0.01
@@ -39,13 +30,21 @@ import software.amazon.awssdk.services.costexplorer.model.GroupDefinitionType;
  *       dearer, as they should).
  * </ol>
  *
- * Cost Explorer data is daily and lags by up to a day: a window's last day may be partial.
+ * All through {@link AwsJson} (every page followed). Cost Explorer data is daily and lags by up to
+ * a day: a window's last day may be partial.
  */
 public final class CostExplorerCommitmentAdapter implements CommitmentPort {
   static final String EC2 = "Amazon Elastic Compute Cloud - Compute";
-  private final CostExplorerClient ce;
+  private final AwsJson ce;
 
-  public CostExplorerCommitmentAdapter(CostExplorerClient ce) {
+  /**
+   * @param ce a Cost Explorer client ({@link AwsJson#COST_EXPLORER}); Cost Explorer answers from
+   *     us-east-1 in the aws partition, whatever region the function runs in
+   */
+  public CostExplorerCommitmentAdapter(AwsJson ce) {
+    if (!ce.service().equals(AwsJson.COST_EXPLORER)) {
+      throw new IllegalArgumentException("not a Cost Explorer client: " + ce.service());
+    }
     this.ce = ce;
   }
 
@@ -53,50 +52,38 @@ public final class CostExplorerCommitmentAdapter implements CommitmentPort {
   public Commitments read(ReportWindow w) {
     LocalDate start = w.start().atZone(ZoneOffset.UTC).toLocalDate();
     LocalDate end = w.end().atZone(ZoneOffset.UTC).toLocalDate().plusDays(1);
-    var period = DateInterval.builder().start(start.toString()).end(end.toString()).build();
-    var ec2 =
-        Expression.builder()
-            .dimensions(DimensionValues.builder().key(Dimension.SERVICE).values(EC2).build())
-            .build();
     var notes = new ArrayList<String>();
+    int[] pages = {0};
 
     // Savings Plans coverage per family and region
     var spCovered = new HashMap<String, double[]>();
-    String token = null;
-    int pages = 0;
-    do {
-      var resp =
-          ce.getSavingsPlansCoverage(
-              GetSavingsPlansCoverageRequest.builder()
-                  .timePeriod(period)
-                  .granularity(Granularity.DAILY)
-                  .groupBy(group("INSTANCE_FAMILY"), group("REGION"))
-                  .filter(ec2)
-                  .nextToken(token)
-                  .build());
-      pages++;
-      for (var c : resp.savingsPlansCoverages()) {
-        String family = attr(c.attributes(), "instancefamily", "instancetypefamily");
-        String region = attr(c.attributes(), "region");
-        if (family == null || region == null || c.coverage() == null) {
-          continue;
-        }
-        var acc = spCovered.computeIfAbsent(region + "/" + family, k -> new double[2]);
-        acc[0] += num(c.coverage().spendCoveredBySavingsPlans());
-        acc[1] += num(c.coverage().totalCost());
-      }
-      token = resp.nextToken();
-    } while (token != null && !token.isEmpty());
+    ObjectNode spCoverage = period(start, end).put("Granularity", "DAILY");
+    groupBy(spCoverage, "INSTANCE_FAMILY", "REGION");
+    spCoverage.set("Filter", ec2());
+    ce.paginate(
+        "GetSavingsPlansCoverage",
+        spCoverage,
+        page -> {
+          pages[0]++;
+          for (JsonNode c : page.path("SavingsPlansCoverages")) {
+            JsonNode attrs = c.path("Attributes");
+            String family = attr(attrs, "instancefamily", "instancetypefamily");
+            String region = attr(attrs, "region");
+            JsonNode coverage = c.path("Coverage");
+            if (family == null || region == null || !coverage.isObject()) {
+              continue;
+            }
+            var acc = spCovered.computeIfAbsent(region + "/" + family, k -> new double[2]);
+            acc[0] += num(coverage.path("SpendCoveredBySavingsPlans"));
+            acc[1] += num(coverage.path("TotalCost"));
+          }
+        });
 
-    var spUtil =
-        ce.getSavingsPlansUtilization(
-            GetSavingsPlansUtilizationRequest.builder().timePeriod(period).build());
+    JsonNode spTotal = ce.call("GetSavingsPlansUtilization", period(start, end)).path("Total");
     double spRatio = 1;
-    if (spUtil.total() != null
-        && spUtil.total().savings() != null
-        && spUtil.total().utilization() != null) {
-      double used = num(spUtil.total().utilization().usedCommitment());
-      double odEq = num(spUtil.total().savings().onDemandCostEquivalent());
+    if (spTotal.path("Savings").isObject() && spTotal.path("Utilization").isObject()) {
+      double used = num(spTotal.path("Utilization").path("UsedCommitment"));
+      double odEq = num(spTotal.path("Savings").path("OnDemandCostEquivalent"));
       if (odEq > 0) {
         spRatio = used / odEq;
       }
@@ -104,43 +91,38 @@ public final class CostExplorerCommitmentAdapter implements CommitmentPort {
 
     // Reserved Instance coverage per type and region
     var riHours = new HashMap<String, double[]>();
-    token = null;
-    do {
-      var resp =
-          ce.getReservationCoverage(
-              GetReservationCoverageRequest.builder()
-                  .timePeriod(period)
-                  .granularity(Granularity.DAILY)
-                  .groupBy(group("INSTANCE_TYPE"), group("REGION"))
-                  .filter(ec2)
-                  .nextPageToken(token)
-                  .build());
-      pages++;
-      for (var t : resp.coveragesByTime()) {
-        for (var g : t.groups()) {
-          String type = attr(g.attributes(), "instancetype");
-          String region = attr(g.attributes(), "region");
-          if (type == null
-              || region == null
-              || g.coverage() == null
-              || g.coverage().coverageHours() == null) {
-            continue;
+    ObjectNode riCoverage = period(start, end).put("Granularity", "DAILY");
+    groupBy(riCoverage, "INSTANCE_TYPE", "REGION");
+    riCoverage.set("Filter", ec2());
+    ce.paginate(
+        "GetReservationCoverage",
+        riCoverage,
+        "NextPageToken",
+        AwsJson.DEFAULT_MAX_PAGES,
+        page -> {
+          pages[0]++;
+          for (JsonNode t : page.path("CoveragesByTime")) {
+            for (JsonNode g : t.path("Groups")) {
+              String type = attr(g.path("Attributes"), "instancetype");
+              String region = attr(g.path("Attributes"), "region");
+              JsonNode hours = g.path("Coverage").path("CoverageHours");
+              if (type == null || region == null || !hours.isObject()) {
+                continue;
+              }
+              var acc = riHours.computeIfAbsent(region + "/" + type, k -> new double[2]);
+              acc[0] += num(hours.path("ReservedHours"));
+              acc[1] += num(hours.path("TotalRunningHours"));
+            }
           }
-          var acc = riHours.computeIfAbsent(region + "/" + type, k -> new double[2]);
-          acc[0] += num(g.coverage().coverageHours().reservedHours());
-          acc[1] += num(g.coverage().coverageHours().totalRunningHours());
-        }
-      }
-      token = resp.nextPageToken();
-    } while (token != null && !token.isEmpty());
+        });
 
-    var riUtil =
-        ce.getReservationUtilization(
-            GetReservationUtilizationRequest.builder().timePeriod(period).filter(ec2).build());
+    ObjectNode riUtilisation = period(start, end);
+    riUtilisation.set("Filter", ec2());
+    JsonNode riTotal = ce.call("GetReservationUtilization", riUtilisation).path("Total");
     double riRatio = 1;
-    if (riUtil.total() != null) {
-      double fee = num(riUtil.total().totalAmortizedFee());
-      double od = num(riUtil.total().onDemandCostOfRIHoursUsed());
+    if (riTotal.isObject()) {
+      double fee = num(riTotal.path("TotalAmortizedFee"));
+      double od = num(riTotal.path("OnDemandCostOfRIHoursUsed"));
       if (od > 0) {
         riRatio = fee / od;
       }
@@ -186,30 +168,50 @@ public final class CostExplorerCommitmentAdapter implements CommitmentPort {
             spRatio,
             ri.size(),
             riRatio,
-            pages + 2));
+            pages[0] + 2));
     return new Commitments(
         Commitments.COST_EXPLORER, sp, spRatio, ri, riRatio, Map.of(), List.copyOf(notes));
   }
 
-  private static GroupDefinition group(String key) {
-    return GroupDefinition.builder().type(GroupDefinitionType.DIMENSION).key(key).build();
+  /** A request naming the window's days: {@code TimePeriod} {Start, End (exclusive)}. */
+  private static ObjectNode period(LocalDate start, LocalDate end) {
+    ObjectNode input = AwsJson.input();
+    input.putObject("TimePeriod").put("Start", start.toString()).put("End", end.toString());
+    return input;
+  }
+
+  private static void groupBy(ObjectNode input, String... dimensions) {
+    var groups = input.putArray("GroupBy");
+    for (String key : dimensions) {
+      groups.addObject().put("Type", "DIMENSION").put("Key", key);
+    }
+  }
+
+  /** EC2 compute only: {@code Dimensions} {Key SERVICE, Values [EC2]}. */
+  private static ObjectNode ec2() {
+    ObjectNode filter = AwsJson.input();
+    filter.putObject("Dimensions").put("Key", "SERVICE").putArray("Values").add(EC2);
+    return filter;
   }
 
   /** An attribute by any of its spellings (INSTANCE_FAMILY, instanceFamily, region, REGION). */
-  private static String attr(Map<String, String> attrs, String... names) {
-    for (var e : attrs.entrySet()) {
+  private static String attr(JsonNode attrs, String... names) {
+    for (var it = attrs.fields(); it.hasNext(); ) {
+      var e = it.next();
       String k = e.getKey().replace("_", "").toLowerCase(Locale.ROOT);
       for (String n : names) {
-        if (k.equals(n)) {
-          return e.getValue();
+        if (k.equals(n) && e.getValue().isTextual()) {
+          return e.getValue().asText();
         }
       }
     }
     return null;
   }
 
-  private static double num(String s) {
-    if (s == null || s.isBlank()) {
+  /** Cost Explorer's amounts are decimal strings; absent or unreadable is 0. */
+  private static double num(JsonNode value) {
+    String s = value.asText("");
+    if (s.isBlank()) {
       return 0;
     }
     try {

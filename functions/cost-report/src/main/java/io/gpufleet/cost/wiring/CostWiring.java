@@ -2,6 +2,7 @@ package io.gpufleet.cost.wiring;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.aws.S3BlobStoreAdapter;
@@ -50,12 +51,11 @@ public final class CostWiring {
   /** The configured commitment source; Cost Explorer is global, served from us-east-1. */
   static CommitmentPort commitments(CostSettings settings, AwsClients aws) {
     return switch (settings.commitments()) {
-      case "cost-explorer" -> {
-        var ce =
-            aws.withRegion(software.amazon.awssdk.regions.Region.US_EAST_1)
-                .build(software.amazon.awssdk.services.costexplorer.CostExplorerClient.builder());
-        yield new io.gpufleet.cost.aws.CostExplorerCommitmentAdapter(ce);
-      }
+      case "cost-explorer" ->
+          new io.gpufleet.cost.aws.CostExplorerCommitmentAdapter(
+              AwsJson.from(
+                  aws.withRegion(software.amazon.awssdk.regions.Region.US_EAST_1),
+                  AwsJson.COST_EXPLORER));
       case "rate-table" -> w -> io.gpufleet.cost.model.Commitments.table(settings.effectiveRates());
       default ->
           CommitmentPort.none(
@@ -73,8 +73,7 @@ public final class CostWiring {
     return switch (settings.utilisation()) {
       case "container-insights" ->
           new io.gpufleet.cost.aws.ContainerInsightsUtilisationAdapter(
-              aws.build(software.amazon.awssdk.services.cloudwatch.CloudWatchClient.builder()),
-              cluster);
+              AwsJson.from(aws, AwsJson.CLOUDWATCH), cluster);
       case "prometheus" ->
           new io.gpufleet.cost.aws.PrometheusUtilisationAdapter(
               java.net.URI.create(settings.prometheusUrl()),

@@ -1,46 +1,39 @@
 package io.gpufleet.cost.aws;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.AwsCallException;
+import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.cost.model.Commitments;
 import io.gpufleet.cost.model.ReportWindow;
 import io.gpufleet.sim.aws.AwsStubServer;
+import io.gpufleet.sim.aws.AwsStubServer.AwsFault;
 import io.gpufleet.sim.aws.AwsStubServer.Reply;
+import io.gpufleet.sim.aws.contract.ContractViolations;
 import java.math.BigDecimal;
 import java.time.Instant;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.costexplorer.CostExplorerClient;
 
 /**
- * The real SDK Cost Explorer client against a local stub (moto has none of the coverage calls)
- * answering in the documented response shapes; every request the stub receives is checked against
- * botocore's ce 2017-10-25 model.
+ * The adapter's Cost Explorer client ({@link AwsJson}) against a local stub (moto has none of the
+ * coverage calls) answering in the documented response shapes; every request is held to botocore's
+ * ce model by the testkit's inspector before it is sent.
  */
 class CostExplorerCommitmentAdapterTest {
   static final AwsStubServer STUB = AwsStubServer.start();
   static final String PREFIX = "AWSInsightsIndexService.";
-  static final Optional<BotocoreModel> MODEL = BotocoreModel.load("ce", "2017-10-25");
   final ReportWindow window =
       new ReportWindow(
           "24h", Instant.parse("2026-11-29T02:00:00Z"), Instant.parse("2026-11-30T02:00:00Z"));
 
-  final CostExplorerClient ce =
-      new AwsClients(
-              Region.US_EAST_1,
-              StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")),
-              Optional.of(STUB.endpoint()))
-          .build(CostExplorerClient.builder());
+  final AwsJson ce = AwsJson.from(STUB.clients(Region.US_EAST_1), AwsJson.COST_EXPLORER);
 
   @BeforeEach
   void reset() {
@@ -127,6 +120,7 @@ class CostExplorerCommitmentAdapterTest {
   @Test
   void shouldAskForTheWindowsDaysGroupedAndFilteredAsTheServiceModelAllows() throws Exception {
     answerAll();
+    long validated = ContractViolations.validatedRequests();
 
     new CostExplorerCommitmentAdapter(ce).read(window);
 
@@ -139,17 +133,8 @@ class CostExplorerCommitmentAdapterTest {
     assertThat(first.at("/GroupBy/0/Key").asText()).isEqualTo("INSTANCE_FAMILY");
     assertThat(first.at("/Filter/Dimensions/Key").asText()).isEqualTo("SERVICE");
     assertThat(STUB.calls().stream().map(AwsStubServer.Call::region)).containsOnly("us-east-1");
-    if (MODEL.isEmpty()) {
-      if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-        throw new AssertionError("botocore's ce model not found in the test venv: required in CI");
-      }
-      Assumptions.abort("botocore not found (set MOTO_SERVER to the venv's moto_server)");
-    }
-    for (var call : STUB.calls()) {
-      assertThat(MODEL.get().validate(call.operation().substring(PREFIX.length()), call.body()))
-          .as(call.operation())
-          .isEmpty();
-    }
+    // each of the five requests was held to botocore's ce model before it was sent
+    assertThat(ContractViolations.validatedRequests() - validated).isEqualTo(5);
   }
 
   @Test
@@ -164,5 +149,56 @@ class CostExplorerCommitmentAdapterTest {
 
     assertThat(c.effective("us-east-1", "p5.48xlarge", new BigDecimal("55.04"))).isEmpty();
     assertThat(c.notes()).singleElement().asString().contains("0 families");
+  }
+
+  @Test
+  void shouldFollowReservationCoveragePagesByTheirNextPageToken() throws Exception {
+    answerAll();
+    STUB.on(
+        PREFIX + "GetReservationCoverage",
+        c ->
+            Reply.json(
+                """
+                {"CoveragesByTime":[{"Groups":[{"Attributes":{"instanceType":"p5.48xlarge",
+                "region":"us-east-1"},"Coverage":{"CoverageHours":{"ReservedHours":"%s",
+                "TotalRunningHours":"24"}}}]}]%s}
+                """
+                    .formatted(
+                        c.body().contains("\"NextPageToken\":\"r2\"") ? "6" : "18",
+                        c.body().contains("NextPageToken") ? "" : ",\"NextPageToken\":\"r2\"")));
+
+    Commitments c = new CostExplorerCommitmentAdapter(ce).read(window);
+
+    // (18 + 6) reserved of (24 + 24) running hours
+    assertThat(c.reservedByType().get("us-east-1/p5.48xlarge").covered()).isEqualTo(0.5);
+    var pages = STUB.calls(PREFIX + "GetReservationCoverage");
+    assertThat(pages).hasSize(2);
+    assertThat(Json.MAPPER.readTree(pages.get(1).body()).path("NextPageToken").asText())
+        .isEqualTo("r2");
+    assertThat(c.notes()).singleElement().asString().endsWith("; 6 requests");
+  }
+
+  @Test
+  void shouldFailWithCostExplorersErrorCodeRatherThanReportUncoveredPrices() {
+    answerAll();
+    STUB.failNext(PREFIX + "GetSavingsPlansUtilization", 1, AwsFault.JSON_ACCESS_DENIED);
+
+    assertThatThrownBy(() -> new CostExplorerCommitmentAdapter(ce).read(window))
+        .isInstanceOfSatisfying(
+            AwsCallException.class,
+            e -> {
+              assertThat(e.service()).isEqualTo("Cost Explorer");
+              assertThat(e.operation()).isEqualTo("GetSavingsPlansUtilization");
+              assertThat(e.code()).isEqualTo("AccessDeniedException");
+            });
+  }
+
+  @Test
+  void shouldRefuseAClientOfAnotherService() {
+    var cloudWatch = AwsJson.from(STUB.clients(Region.US_EAST_1), AwsJson.CLOUDWATCH);
+
+    assertThatThrownBy(() -> new CostExplorerCommitmentAdapter(cloudWatch))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("not a Cost Explorer client");
   }
 }

@@ -128,6 +128,19 @@ public final class AwsStubServer implements AutoCloseable {
     return URI.create("http://" + address.getHostString() + ":" + address.getPort());
   }
 
+  /**
+   * Clients of {@code region} that call this server, with fixed test credentials (the stub reads
+   * only the region of their signature).
+   */
+  public io.gpufleet.core.aws.AwsClients clients(software.amazon.awssdk.regions.Region region) {
+    return new io.gpufleet.core.aws.AwsClients(
+        region,
+        software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+            software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
+                "AKIDSTUB", "secret")),
+        Optional.of(endpoint()));
+  }
+
   /** Answers {@code operation} (an X-Amz-Target value or a query Action) with {@code handler}. */
   public AwsStubServer on(String operation, Function<Call, Reply> handler) {
     handlers.put(operation, handler);

@@ -1,27 +1,35 @@
 package io.gpufleet.sim.aws;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gpufleet.core.aws.AwsCallException;
+import io.gpufleet.core.aws.AwsQuery;
 import io.gpufleet.core.aws.SnsNotifierAdapter;
 import io.gpufleet.core.json.Json;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sns.SnsClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
- * SnsNotifierAdapter publishes to a topic with an SQS subscription, where the message is checked.
+ * SnsNotifierAdapter publishes (through {@link AwsQuery}, held to botocore's sns model) to a topic
+ * with an SQS subscription, where the message is checked; topic and queue are set up with the SDK
+ * clients. SNS's error documents and throttling come from a stub.
  */
 class SnsNotifierAdapterTest {
   @RegisterExtension static final AwsEmulatorExtension AWS = new AwsEmulatorExtension();
 
   private static SnsClient sns;
+  private static AwsQuery publish;
   private static SqsClient sqs;
   private static String topicArn;
   private static String queueUrl;
@@ -30,6 +38,7 @@ class SnsNotifierAdapterTest {
   static void subscribeAQueue() {
     var clients = AWS.emulator().clients();
     sns = clients.build(SnsClient.builder());
+    publish = AwsQuery.from(clients, AwsQuery.SNS);
     sqs = clients.build(SqsClient.builder());
     topicArn = sns.createTopic(r -> r.name("gpufleet-alerts")).topicArn();
     queueUrl = sqs.createQueue(r -> r.queueName("alerts-inbox")).queueUrl();
@@ -64,7 +73,7 @@ class SnsNotifierAdapterTest {
         ("GPU capacity preflight NO-GO: " + "p5.48xlarge us-east-1 ".repeat(6)).substring(0, 150);
     assertThat(subject).hasSize(150);
     var message = "us-east-1: quota L-417A185B has 192 vCPUs free, plan needs 384\nus-west-2: GO";
-    var notifier = new SnsNotifierAdapter(sns, topicArn);
+    var notifier = new SnsNotifierAdapter(publish, topicArn);
 
     // When
     notifier.notify(subject, message);
@@ -85,7 +94,7 @@ class SnsNotifierAdapterTest {
       int length, int expectedLength, boolean cut) throws Exception {
     // Given
     var subject = "Cost report prod-gpu ".repeat(10).substring(0, length);
-    var notifier = new SnsNotifierAdapter(sns, topicArn);
+    var notifier = new SnsNotifierAdapter(publish, topicArn);
 
     // When
     notifier.notify(subject, "see the report");
@@ -99,7 +108,7 @@ class SnsNotifierAdapterTest {
   @Test
   void shouldBlankLineBreaksAndControlCharactersInTheSubject() throws Exception {
     // Given
-    var notifier = new SnsNotifierAdapter(sns, topicArn);
+    var notifier = new SnsNotifierAdapter(publish, topicArn);
 
     // When
     notifier.notify("Drain of i-0abc\r\nfinished\tok", "7 pods evicted");
@@ -108,5 +117,108 @@ class SnsNotifierAdapterTest {
     var notification = receiveOne();
     assertThat(notification.path("Subject").asText()).isEqualTo("Drain of i-0abc  finished ok");
     assertThat(notification.path("Message").asText()).isEqualTo("7 pods evicted");
+  }
+
+  @Test
+  void shouldFailWithSnssErrorCodeForATopicThatDoesNotExist() {
+    var missing = topicArn + "-gone";
+    var notifier = new SnsNotifierAdapter(publish, missing);
+
+    assertThatThrownBy(() -> notifier.notify("subject", "message"))
+        .isInstanceOfSatisfying(
+            AwsCallException.class,
+            e -> {
+              assertThat(e.service()).isEqualTo("SNS");
+              assertThat(e.operation()).isEqualTo("Publish");
+              assertThat(e.code()).isEqualTo("NotFound");
+              assertThat(e.retryable()).isFalse();
+            });
+  }
+
+  /** SNS's error document, as the query protocol writes it. */
+  static AwsStubServer.Reply snsError(int status, String type, String code, String message) {
+    return new AwsStubServer.Reply(
+        status,
+        "text/xml",
+        """
+        <ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>%s</Type>
+        <Code>%s</Code><Message>%s</Message></Error><RequestId>req-%s</RequestId></ErrorResponse>
+        """
+            .formatted(type, code, message, code));
+  }
+
+  @Test
+  void shouldRetryAThrottledPublishAndThenSucceed() {
+    try (var stub = AwsStubServer.start()) {
+      var calls = new AtomicInteger();
+      stub.on(
+          "Publish",
+          c ->
+              calls.incrementAndGet() == 1
+                  ? snsError(400, "Sender", "Throttling", "Rate exceeded")
+                  : AwsStubServer.Reply.xml(
+                      """
+                      <PublishResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/">
+                      <PublishResult><MessageId>m-1</MessageId></PublishResult>
+                      <ResponseMetadata><RequestId>r-2</RequestId></ResponseMetadata>
+                      </PublishResponse>
+                      """));
+
+      notifier(stub).notify("Drain done", "7 evicted");
+
+      assertThat(stub.calls()).hasSize(2);
+      var sent = stub.calls().get(1);
+      assertThat(sent.params())
+          .containsEntry("Action", "Publish")
+          .containsEntry("Version", "2010-03-31")
+          .containsEntry("TopicArn", topicArn)
+          .containsEntry("Subject", "Drain done")
+          .containsEntry("Message", "7 evicted");
+      assertThat(sent.region()).isEqualTo("us-east-1");
+    }
+  }
+
+  @Test
+  void shouldReadTheCodeMessageAndRequestIdOfSnssErrorDocument() {
+    try (var stub = AwsStubServer.start()) {
+      stub.on(
+          "Publish",
+          c -> snsError(403, "Sender", "AuthorizationError", "not authorized to sns:Publish"));
+
+      assertThatThrownBy(() -> notifier(stub).notify("s", "m"))
+          .isInstanceOfSatisfying(
+              AwsCallException.class,
+              e -> {
+                assertThat(e.code()).isEqualTo("AuthorizationError");
+                assertThat(e.status()).isEqualTo(403);
+                assertThat(e.awsMessage()).isEqualTo("not authorized to sns:Publish");
+                assertThat(e.requestId()).isEqualTo("req-AuthorizationError");
+                assertThat(e.retryable()).isFalse();
+              });
+      assertThat(stub.calls()).hasSize(1);
+    }
+  }
+
+  @Test
+  void shouldNameTheStatusWhenTheErrorIsNotSnssDocument() {
+    try (var stub = AwsStubServer.start()) {
+      stub.on("Publish", c -> new AwsStubServer.Reply(502, "text/html", "<html>Bad Gateway"));
+
+      assertThatThrownBy(() -> notifier(stub).notify("s", "m"))
+          .isInstanceOfSatisfying(
+              AwsCallException.class,
+              e -> {
+                assertThat(e.code()).isEqualTo("HTTP502");
+                assertThat(e.retryable()).isTrue();
+              });
+      // a server error is retried: the standard policy's three attempts
+      assertThat(stub.calls()).hasSize(3);
+    }
+  }
+
+  /** A notifier publishing to {@code topicArn} through the stub. */
+  private static SnsNotifierAdapter notifier(AwsStubServer stub) {
+    return new SnsNotifierAdapter(
+        AwsQuery.from(stub.clients(Region.US_EAST_1), AwsQuery.SNS), topicArn);
   }
 }

@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -235,6 +236,16 @@ class AwsJsonTest {
           .extracting(v -> v.problem())
           .containsExactly("is not an operation");
     }
+  }
+
+  @Test
+  void shouldWriteTimestampsAsEpochSecondsInPlainNotation() throws Exception {
+    var whole = AwsJson.input().put("T", AwsJson.timestamp(Instant.parse("2026-11-30T00:00:00Z")));
+    var part =
+        AwsJson.input().put("T", AwsJson.timestamp(Instant.parse("2026-11-30T00:00:00.250Z")));
+
+    assertThat(Json.MAPPER.writeValueAsString(whole)).isEqualTo("{\"T\":1795996800}");
+    assertThat(Json.MAPPER.writeValueAsString(part)).isEqualTo("{\"T\":1795996800.25}");
   }
 
   @Test

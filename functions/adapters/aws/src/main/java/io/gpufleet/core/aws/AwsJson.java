@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpufleet.core.json.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.net.URI;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -41,7 +43,7 @@ public final class AwsJson {
       String jsonVersion) {
     /** The service id as {@code AWS_ENDPOINT_URL_<ID>} spells it. */
     public String envId() {
-      return serviceId.toUpperCase(java.util.Locale.ROOT).replace(' ', '_');
+      return SignedHttp.envId(serviceId);
     }
   }
 
@@ -111,12 +113,7 @@ public final class AwsJson {
   public static AwsJson from(AwsClients aws, Service service) {
     return new AwsJson(
         service,
-        SignedHttp.endpoint(
-            service.endpointPrefix(),
-            service.envId(),
-            aws.region(),
-            aws.endpointOverride(),
-            System.getenv()),
+        SignedHttp.endpoint(aws, service.endpointPrefix(), service.serviceId()),
         aws.region(),
         aws.credentials(),
         aws.httpClient(),
@@ -145,6 +142,18 @@ public final class AwsJson {
     return Json.MAPPER.createObjectNode();
   }
 
+  /**
+   * A timestamp as the JSON protocols send one by default: epoch seconds, a JSON number (with a
+   * fraction only when the instant has one).
+   */
+  public static BigDecimal timestamp(Instant at) {
+    BigDecimal seconds = BigDecimal.valueOf(at.getEpochSecond());
+    // a whole second stays an integer (stripping its zeros would write 1.7644608E+9)
+    return at.getNano() == 0
+        ? seconds
+        : seconds.add(BigDecimal.valueOf(at.getNano(), 9)).stripTrailingZeros();
+  }
+
   /** One request (retried as the policy allows); the answer's JSON object. */
   public JsonNode call(String operation, ObjectNode input) {
     byte[] body;
@@ -167,27 +176,41 @@ public final class AwsJson {
    * token.
    */
   public void paginate(String operation, ObjectNode input, int maxPages, Consumer<JsonNode> page) {
+    paginate(operation, input, "NextToken", maxPages, page);
+  }
+
+  public void paginate(String operation, ObjectNode input, Consumer<JsonNode> page) {
+    paginate(operation, input, DEFAULT_MAX_PAGES, page);
+  }
+
+  /**
+   * As {@link #paginate(String, ObjectNode, int, Consumer)} for an operation whose page token is
+   * another member, the same in request and answer (Cost Explorer's {@code NextPageToken}).
+   */
+  public void paginate(
+      String operation,
+      ObjectNode input,
+      String tokenMember,
+      int maxPages,
+      Consumer<JsonNode> page) {
     ObjectNode next = input;
     var seen = new ArrayList<String>();
     for (int n = 1; n <= maxPages; n++) {
       JsonNode answer = call(operation, next);
       page.accept(answer);
-      String token = answer.path("NextToken").asText("");
+      String token = answer.path(tokenMember).asText("");
       if (token.isEmpty()) {
         return;
       }
       if (seen.contains(token)) {
-        throw error(operation, 200, "PaginationLoop", "NextToken repeated: " + token, null, null);
+        throw error(
+            operation, 200, "PaginationLoop", tokenMember + " repeated: " + token, null, null);
       }
       seen.add(token);
       next = input.deepCopy();
-      next.put("NextToken", token);
+      next.put(tokenMember, token);
     }
     throw error(operation, 200, "TooManyPages", "more than " + maxPages + " pages", null, null);
-  }
-
-  public void paginate(String operation, ObjectNode input, Consumer<JsonNode> page) {
-    paginate(operation, input, DEFAULT_MAX_PAGES, page);
   }
 
   private JsonNode post(String operation, byte[] body) {

@@ -3,11 +3,8 @@ package io.gpufleet.core.aws;
 import io.gpufleet.core.time.Sleeper;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,8 +13,6 @@ import java.util.Set;
 import java.util.function.Consumer;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.http.SdkHttpClient;
-import software.amazon.awssdk.http.SdkHttpMethod;
-import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
 import software.amazon.awssdk.regions.Region;
 
@@ -107,69 +102,38 @@ public final class Ec2Query {
   }
 
   /** Parameters of one request, in the order they go on the wire. */
-  public static final class Params {
-    private final String action;
-    private final LinkedHashMap<String, String> values = new LinkedHashMap<>();
+  public static final class Params extends QueryForm<Params> {
     private int filters;
 
     private Params(String action) {
-      this.action = action;
-      values.put("Action", action);
-      values.put("Version", VERSION);
+      super(action, VERSION);
     }
 
     public static Params of(String action) {
       return new Params(action);
     }
 
-    public String action() {
-      return action;
-    }
-
-    /** A scalar member under its wire name ({@code MaxResults}, {@code InstanceType}). */
-    public Params put(String name, Object value) {
-      values.put(name, String.valueOf(value));
+    @Override
+    protected Params self() {
       return this;
     }
 
     /** A list member: {@code Name.1}, {@code Name.2}, ... (nothing for an empty list). */
     public Params list(String name, Collection<String> items) {
-      int i = 0;
-      for (String item : items) {
-        values.put(name + "." + ++i, item);
-      }
-      return this;
+      return numbered(name, items);
     }
 
     /** The next {@code Filter.N}: its name and {@code Filter.N.Value.M} values. */
     public Params filter(String name, Collection<String> filterValues) {
       String prefix = "Filter." + ++filters;
-      values.put(prefix + ".Name", name);
+      put(prefix + ".Name", name);
       return list(prefix + ".Value", filterValues);
     }
 
     Params copyWith(String name, String value) {
-      var copy = new Params(action);
-      copy.values.putAll(values);
+      var copy = new Params(action()).copyOf(this);
       copy.filters = filters;
-      copy.values.put(name, value);
-      return copy;
-    }
-
-    /** Every parameter, Action and Version included (what an inspector sees). */
-    public Map<String, String> asMap() {
-      return java.util.Collections.unmodifiableMap(values);
-    }
-
-    String form() {
-      var out = new StringBuilder();
-      values.forEach(
-          (k, v) ->
-              out.append(out.isEmpty() ? "" : "&")
-                  .append(URLEncoder.encode(k, StandardCharsets.UTF_8))
-                  .append('=')
-                  .append(URLEncoder.encode(v, StandardCharsets.UTF_8)));
-      return out.toString();
+      return copy.put(name, value);
     }
   }
 
@@ -214,17 +178,9 @@ public final class Ec2Query {
   }
 
   private byte[] post(String action, String form) {
-    byte[] body = form.getBytes(StandardCharsets.UTF_8);
-    SdkHttpRequest request =
-        SdkHttpRequest.builder()
-            .method(SdkHttpMethod.POST)
-            .uri(endpoint)
-            .putHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
-            .putHeader("Content-Length", String.valueOf(body.length))
-            .build();
     SignedHttp.Answer answer;
     try {
-      answer = http.send(request, body);
+      answer = http.postForm(endpoint, form);
     } catch (UncheckedIOException e) {
       throw new Ec2QueryException(action, 0, "TransportError", e.getCause().toString(), e);
     }

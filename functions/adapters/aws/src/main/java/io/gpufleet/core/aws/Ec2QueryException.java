@@ -31,25 +31,8 @@ public final class Ec2QueryException extends AwsCallException {
 
   /** The error of a non-2xx answer: EC2's error document, or the start of whatever came. */
   static Ec2QueryException fromAnswer(String operation, int status, byte[] body) {
-    Ec2Xml error;
-    try {
-      error = Ec2Xml.parse(body, operation);
-    } catch (Ec2QueryException notXml) {
-      String text = new String(body, java.nio.charset.StandardCharsets.UTF_8);
-      return new Ec2QueryException(
-          operation,
-          status,
-          "HTTP" + status,
-          text.substring(0, Math.min(200, text.length())),
-          null);
-    }
-    String code = error.text("Errors/Error/Code");
+    var error = Ec2Xml.Error.of(status, body, "Errors/Error", "RequestID");
     return new Ec2QueryException(
-        operation,
-        status,
-        code == null ? "HTTP" + status : code,
-        error.text("Errors/Error/Message"),
-        error.text("RequestID"),
-        null);
+        operation, status, error.code(), error.message(), error.requestId(), null);
   }
 }

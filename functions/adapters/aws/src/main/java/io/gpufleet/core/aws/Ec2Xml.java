@@ -10,10 +10,11 @@ import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
 
 /**
- * An EC2 answer as a tree of elements (namespaces dropped; EC2's are all the API's own), read with
- * the JDK's StAX reader with DTDs and external entities off. Paths are element names joined by
- * {@code /} below this element, e.g. {@code reservationSet/item/instancesSet/item}: EC2 writes a
- * list as a {@code ...Set} (or other) element holding {@code item}s.
+ * An XML answer of EC2 or of a query-protocol service ({@link AwsQuery}) as a tree of elements
+ * (namespaces dropped; each API's are its own), read with the JDK's StAX reader with DTDs and
+ * external entities off. Paths are element names joined by {@code /} below this element, e.g.
+ * {@code reservationSet/item/instancesSet/item}: EC2 writes a list as a {@code ...Set} (or other)
+ * element holding {@code item}s, the query protocol as an element holding {@code member}s.
  */
 public final class Ec2Xml {
   private static final XMLInputFactory FACTORY = secureFactory();
@@ -83,48 +84,76 @@ public final class Ec2Xml {
 
   /** The root element of an answer; a {@link Ec2QueryException} when it is not XML. */
   public static Ec2Xml parse(byte[] xml, String operation) {
-    Deque<Ec2Xml> open = new ArrayDeque<>();
-    Ec2Xml root = null;
-    var text = new StringBuilder();
     try {
-      XMLStreamReader r;
-      synchronized (FACTORY) {
-        r = FACTORY.createXMLStreamReader(new ByteArrayInputStream(xml));
-      }
-      try {
-        while (r.hasNext()) {
-          switch (r.next()) {
-            case XMLStreamReader.START_ELEMENT -> {
-              var e = new Ec2Xml(r.getLocalName());
-              if (open.isEmpty()) {
-                root = e;
-              } else {
-                open.peekLast().children.add(e);
-              }
-              open.addLast(e);
-              text.setLength(0);
-            }
-            case XMLStreamReader.CHARACTERS, XMLStreamReader.CDATA -> text.append(r.getText());
-            case XMLStreamReader.END_ELEMENT -> {
-              var e = open.removeLast();
-              if (e.children.isEmpty()) {
-                e.text = text.toString().trim();
-              }
-              text.setLength(0);
-            }
-            case XMLStreamReader.DTD, XMLStreamReader.ENTITY_REFERENCE ->
-                throw new XMLStreamException("DTDs and entity references are refused");
-            default -> {}
-          }
-        }
-      } finally {
-        r.close();
-      }
+      return read(xml);
     } catch (XMLStreamException | RuntimeException e) {
       throw new Ec2QueryException(operation, 200, "MalformedAnswer", e.getMessage(), e);
     }
+  }
+
+  /**
+   * The error of a non-2xx answer: the code, message and request id at the given paths of the
+   * service's error document ({@code Errors/Error}, {@code RequestID} for EC2; {@code Error},
+   * {@code RequestId} for the query protocol), or {@code HTTP<status>} and the start of whatever
+   * came when it is not such a document.
+   */
+  record Error(String code, String message, String requestId) {
+    static Error of(int status, byte[] body, String errorPath, String requestIdPath) {
+      Ec2Xml doc = null;
+      try {
+        doc = read(body);
+      } catch (XMLStreamException | RuntimeException notXml) {
+        // judged below
+      }
+      String code = doc == null ? null : doc.text(errorPath + "/Code");
+      if (code == null || code.isEmpty()) {
+        String text = new String(body, java.nio.charset.StandardCharsets.UTF_8);
+        return new Error("HTTP" + status, text.substring(0, Math.min(200, text.length())), null);
+      }
+      return new Error(code, doc.text(errorPath + "/Message"), doc.text(requestIdPath));
+    }
+  }
+
+  /** The root element of an XML document; an exception when it is not one. */
+  static Ec2Xml read(byte[] xml) throws XMLStreamException {
+    Deque<Ec2Xml> open = new ArrayDeque<>();
+    Ec2Xml root = null;
+    var text = new StringBuilder();
+    XMLStreamReader r;
+    synchronized (FACTORY) {
+      r = FACTORY.createXMLStreamReader(new ByteArrayInputStream(xml));
+    }
+    try {
+      while (r.hasNext()) {
+        switch (r.next()) {
+          case XMLStreamReader.START_ELEMENT -> {
+            var e = new Ec2Xml(r.getLocalName());
+            if (open.isEmpty()) {
+              root = e;
+            } else {
+              open.peekLast().children.add(e);
+            }
+            open.addLast(e);
+            text.setLength(0);
+          }
+          case XMLStreamReader.CHARACTERS, XMLStreamReader.CDATA -> text.append(r.getText());
+          case XMLStreamReader.END_ELEMENT -> {
+            var e = open.removeLast();
+            if (e.children.isEmpty()) {
+              e.text = text.toString().trim();
+            }
+            text.setLength(0);
+          }
+          case XMLStreamReader.DTD, XMLStreamReader.ENTITY_REFERENCE ->
+              throw new XMLStreamException("DTDs and entity references are refused");
+          default -> {}
+        }
+      }
+    } finally {
+      r.close();
+    }
     if (root == null) {
-      throw new Ec2QueryException(operation, 200, "MalformedAnswer", "empty answer", null);
+      throw new XMLStreamException("empty answer");
     }
     return root;
   }

@@ -11,8 +11,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.function.Supplier;
-import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
-import software.amazon.awssdk.services.sns.SnsClient;
 
 /**
  * Where a function's outcomes go, from the environment every function shares: {@code
@@ -46,13 +44,13 @@ public record OutcomeSinks(EventPublisherPort publisher, NotifierPort notifier) 
             .<EventPublisherPort>map(
                 bus ->
                     new EventBridgeAdapter(
-                        aws.get().build(EventBridgeClient.builder()), bus, eventSource))
+                        AwsJson.from(aws.get(), AwsJson.EVENTBRIDGE), bus, eventSource))
             .orElse(EventPublisherPort.NONE);
     var notifiers = new ArrayList<NotifierPort>();
     env.optional("NOTIFY_TOPIC_ARN")
         .ifPresent(
             arn ->
-                notifiers.add(new SnsNotifierAdapter(aws.get().build(SnsClient.builder()), arn)));
+                notifiers.add(new SnsNotifierAdapter(AwsQuery.from(aws.get(), AwsQuery.SNS), arn)));
     var ttl = env.duration(SECRET_TTL, DEFAULT_SECRET_TTL, Duration.ofHours(24));
     env.optional(SLACK_SECRET)
         .map(value -> SecretRef.parse(SLACK_SECRET, value))

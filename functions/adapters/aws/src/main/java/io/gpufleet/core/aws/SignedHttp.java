@@ -133,6 +133,24 @@ public final class SignedHttp {
   }
 
   /**
+   * A form-encoded {@code POST} of a query-style protocol (EC2's, the AWS query protocol) to {@code
+   * endpoint}, signed and sent.
+   *
+   * @throws UncheckedIOException when no answer came
+   */
+  public Answer postForm(URI endpoint, String form) {
+    byte[] body = form.getBytes(StandardCharsets.UTF_8);
+    return send(
+        SdkHttpRequest.builder()
+            .method(SdkHttpMethod.POST)
+            .uri(endpoint)
+            .putHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+            .putHeader("Content-Length", String.valueOf(body.length))
+            .build(),
+        body);
+  }
+
+  /**
    * Where a service of {@code region} answers: the override, else {@code AWS_ENDPOINT_URL_<ID>} or
    * {@code AWS_ENDPOINT_URL} (as the SDK honours them; {@code envId} is the service id upper-cased
    * with underscores, e.g. {@code SERVICE_QUOTAS}), else {@code https://<prefix>.<region>.<dns
@@ -158,6 +176,20 @@ public final class SignedHttp {
       throw new IllegalArgumentException("not an AWS region name: " + id);
     }
     return URI.create("https://" + endpointPrefix + "." + id + "." + dnsSuffix(id) + "/");
+  }
+
+  /**
+   * Where the service {@code serviceId} (botocore's, e.g. {@code Service Quotas}) answers for the
+   * clients {@code aws}: their endpoint override, else the environment's, else the partition's.
+   */
+  public static URI endpoint(AwsClients aws, String endpointPrefix, String serviceId) {
+    return endpoint(
+        endpointPrefix, envId(serviceId), aws.region(), aws.endpointOverride(), System.getenv());
+  }
+
+  /** A service id as {@code AWS_ENDPOINT_URL_<ID>} spells it ({@code SERVICE_QUOTAS}). */
+  public static String envId(String serviceId) {
+    return serviceId.toUpperCase(java.util.Locale.ROOT).replace(' ', '_');
   }
 
   /** The DNS suffix of the region's partition (aws, aws-cn, aws-us-gov, the isolated ones). */

@@ -23,13 +23,9 @@ import java.util.Map;
 public final class AwsJsonModelInspector implements AwsJsonInspector {
   @Override
   public void inspect(AwsJson.Service service, String operation, JsonNode input) {
-    var violations = validate(BotocoreModels.shared(), service, operation, input);
-    ModelValidationInterceptor.VALIDATED.incrementAndGet();
-    if (!violations.isEmpty()) {
-      ContractViolations.record(violations);
-      throw new IllegalArgumentException(
-          "request refused by the " + service.serviceId() + " model (botocore): " + violations);
-    }
+    ContractViolations.judge(
+        service.serviceId() + " model",
+        validate(BotocoreModels.shared(), service, operation, input));
   }
 
   /** The botocore directory of a service (its endpoint prefix, with the few that differ). */
@@ -62,18 +58,13 @@ public final class AwsJsonModelInspector implements AwsJsonInspector {
         meta.path("targetPrefix"),
         service.targetPrefix(),
         out);
-    JsonNode signing =
-        meta.has("signingName") ? meta.path("signingName") : meta.path("endpointPrefix");
-    expect(model, operation, "metadata.signingName", signing, service.signingName(), out);
-    expect(
+    identity(
         model,
         operation,
-        "metadata.endpointPrefix",
-        meta.path("endpointPrefix"),
+        service.signingName(),
         service.endpointPrefix(),
+        service.serviceId(),
         out);
-    expect(
-        model, operation, "metadata.serviceId", meta.path("serviceId"), service.serviceId(), out);
     boolean json = "json".equals(meta.path("protocol").asText());
     for (JsonNode p : meta.path("protocols")) {
       json |= "json".equals(p.asText());
@@ -93,6 +84,28 @@ public final class AwsJsonModelInspector implements AwsJsonInspector {
     }
     out.addAll(model.validate(operation, input));
     return out;
+  }
+
+  /** The model's signing name, endpoint prefix and service id against what the client sends. */
+  static void identity(
+      ServiceModel model,
+      String operation,
+      String signingName,
+      String endpointPrefix,
+      String serviceId,
+      List<ServiceModel.Violation> out) {
+    JsonNode meta = model.metadata();
+    JsonNode signing =
+        meta.has("signingName") ? meta.path("signingName") : meta.path("endpointPrefix");
+    expect(model, operation, "metadata.signingName", signing, signingName, out);
+    expect(
+        model,
+        operation,
+        "metadata.endpointPrefix",
+        meta.path("endpointPrefix"),
+        endpointPrefix,
+        out);
+    expect(model, operation, "metadata.serviceId", meta.path("serviceId"), serviceId, out);
   }
 
   private static void expect(

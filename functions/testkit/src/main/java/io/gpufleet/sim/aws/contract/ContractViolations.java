@@ -17,6 +17,21 @@ public final class ContractViolations {
     RECORDED.addAll(violations);
   }
 
+  /**
+   * What a hand-made protocol client's inspector does with its check's verdict: counts the request
+   * as validated and, when the service would refuse it, records the violations and refuses it.
+   *
+   * @throws IllegalArgumentException naming {@code what} and the violations
+   */
+  static void judge(String what, List<ServiceModel.Violation> violations) {
+    ModelValidationInterceptor.VALIDATED.incrementAndGet();
+    if (!violations.isEmpty()) {
+      record(violations);
+      throw new IllegalArgumentException(
+          "request refused by the " + what + " (botocore): " + violations);
+    }
+  }
+
   /** The violations recorded so far; forgets them (a test that provokes one takes it here). */
   public static synchronized List<ServiceModel.Violation> drain() {
     var out = List.copyOf(RECORDED);
@@ -26,7 +41,8 @@ public final class ContractViolations {
 
   /**
    * How many requests were validated in this JVM: SDK requests by the interceptor and EC2 Query
-   * requests by {@link Ec2QueryModelInspector} (0 means neither is registered).
+   * requests by {@link Ec2QueryModelInspector}, {@link AwsJsonModelInspector} and {@link
+   * AwsQueryModelInspector} (0 means none is registered).
    */
   public static long validatedRequests() {
     return ModelValidationInterceptor.VALIDATED.get();
