@@ -199,11 +199,22 @@ public final class AwsJson {
             .putHeader("X-Amz-Target", service.targetPrefix() + "." + operation)
             .putHeader("Content-Length", String.valueOf(body.length))
             .build();
+    return exchange(http, service.serviceId(), operation, request, body);
+  }
+
+  /**
+   * Sends one signed request and reads a JSON answer, as the JSON protocols (awsJson and rest-json)
+   * answer: the object of a 2xx answer, else an {@link AwsCallException} with the error code
+   * ({@code __type} or {@code x-amzn-ErrorType}, namespace removed), message and request id, judged
+   * retryable by status and code. No answer at all is a retryable {@code TransportError}.
+   */
+  static JsonNode exchange(
+      SignedHttp http, String serviceId, String operation, SdkHttpRequest request, byte[] body) {
     SignedHttp.Answer answer;
     try {
       answer = http.send(request, body);
     } catch (UncheckedIOException e) {
-      throw error(operation, 0, "TransportError", e.getCause().toString(), null, e);
+      throw failure(serviceId, operation, 0, "TransportError", e.getCause().toString(), null, e);
     }
     String requestId =
         answer.header("x-amzn-RequestId").or(() -> answer.header("x-amz-request-id")).orElse(null);
@@ -215,8 +226,14 @@ public final class AwsJson {
     }
     if (answer.ok()) {
       if (json == null || !json.isObject()) {
-        throw error(
-            operation, answer.status(), "MalformedAnswer", snippet(answer), requestId, null);
+        throw failure(
+            serviceId,
+            operation,
+            answer.status(),
+            "MalformedAnswer",
+            snippet(answer),
+            requestId,
+            null);
       }
       return json;
     }
@@ -225,7 +242,8 @@ public final class AwsJson {
         json == null
             ? snippet(answer)
             : firstText(json, "message", "Message", "errorMessage").orElse(null);
-    throw error(
+    throw failure(
+        serviceId,
         operation,
         answer.status(),
         code == null ? "HTTP" + answer.status() : code,
@@ -273,8 +291,19 @@ public final class AwsJson {
       String message,
       String requestId,
       Throwable cause) {
+    return failure(service.serviceId(), operation, status, code, message, requestId, cause);
+  }
+
+  static AwsCallException failure(
+      String serviceId,
+      String operation,
+      int status,
+      String code,
+      String message,
+      String requestId,
+      Throwable cause) {
     return new AwsCallException(
-        service.serviceId(),
+        serviceId,
         operation,
         status,
         code,

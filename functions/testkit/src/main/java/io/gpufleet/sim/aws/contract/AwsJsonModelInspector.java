@@ -95,7 +95,7 @@ public final class AwsJsonModelInspector implements AwsJsonInspector {
     return out;
   }
 
-  private static void expect(
+  static void expect(
       ServiceModel model,
       String operation,
       String what,
