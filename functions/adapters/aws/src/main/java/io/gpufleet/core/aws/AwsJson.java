@@ -111,12 +111,7 @@ public final class AwsJson {
   public static AwsJson from(AwsClients aws, Service service) {
     return new AwsJson(
         service,
-        SignedHttp.endpoint(
-            service.endpointPrefix(),
-            service.envId(),
-            aws.region(),
-            aws.endpointOverride(),
-            System.getenv()),
+        SignedHttp.endpoint(aws, service.endpointPrefix(), service.envId()),
         aws.region(),
         aws.credentials(),
         aws.httpClient(),
@@ -177,13 +172,27 @@ public final class AwsJson {
         return;
       }
       if (seen.contains(token)) {
-        throw error(operation, 200, "PaginationLoop", "NextToken repeated: " + token, null, null);
+        throw failure(
+            service.serviceId(),
+            operation,
+            200,
+            "PaginationLoop",
+            "NextToken repeated: " + token,
+            null,
+            null);
       }
       seen.add(token);
       next = input.deepCopy();
       next.put("NextToken", token);
     }
-    throw error(operation, 200, "TooManyPages", "more than " + maxPages + " pages", null, null);
+    throw failure(
+        service.serviceId(),
+        operation,
+        200,
+        "TooManyPages",
+        "more than " + maxPages + " pages",
+        null,
+        null);
   }
 
   public void paginate(String operation, ObjectNode input, Consumer<JsonNode> page) {
@@ -282,16 +291,6 @@ public final class AwsJson {
   private static String snippet(SignedHttp.Answer answer) {
     String text = answer.text();
     return text.substring(0, Math.min(200, text.length()));
-  }
-
-  private AwsCallException error(
-      String operation,
-      int status,
-      String code,
-      String message,
-      String requestId,
-      Throwable cause) {
-    return failure(service.serviceId(), operation, status, code, message, requestId, cause);
   }
 
   static AwsCallException failure(

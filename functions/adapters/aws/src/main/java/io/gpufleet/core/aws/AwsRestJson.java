@@ -62,12 +62,7 @@ public final class AwsRestJson {
   public static AwsRestJson from(AwsClients aws, Service service) {
     return new AwsRestJson(
         service,
-        SignedHttp.endpoint(
-            service.endpointPrefix(),
-            service.envId(),
-            aws.region(),
-            aws.endpointOverride(),
-            System.getenv()),
+        SignedHttp.endpoint(aws, service.endpointPrefix(), service.envId()),
         aws.region(),
         aws.credentials(),
         aws.httpClient(),

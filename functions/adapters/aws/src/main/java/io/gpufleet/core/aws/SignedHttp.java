@@ -160,6 +160,14 @@ public final class SignedHttp {
     return URI.create("https://" + endpointPrefix + "." + id + "." + dnsSuffix(id) + "/");
   }
 
+  /**
+   * {@link #endpoint} in the region of {@code aws}, with its override and this process's
+   * environment.
+   */
+  public static URI endpoint(AwsClients aws, String endpointPrefix, String envId) {
+    return endpoint(endpointPrefix, envId, aws.region(), aws.endpointOverride(), System.getenv());
+  }
+
   /** The DNS suffix of the region's partition (aws, aws-cn, aws-us-gov, the isolated ones). */
   static String dnsSuffix(String region) {
     if (region.startsWith("cn-")) {

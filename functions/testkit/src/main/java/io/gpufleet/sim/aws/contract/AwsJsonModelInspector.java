@@ -62,27 +62,14 @@ public final class AwsJsonModelInspector implements AwsJsonInspector {
         meta.path("targetPrefix"),
         service.targetPrefix(),
         out);
-    JsonNode signing =
-        meta.has("signingName") ? meta.path("signingName") : meta.path("endpointPrefix");
-    expect(model, operation, "metadata.signingName", signing, service.signingName(), out);
-    expect(
+    expectService(
         model,
         operation,
-        "metadata.endpointPrefix",
-        meta.path("endpointPrefix"),
+        "json",
+        service.signingName(),
         service.endpointPrefix(),
+        service.serviceId(),
         out);
-    expect(
-        model, operation, "metadata.serviceId", meta.path("serviceId"), service.serviceId(), out);
-    boolean json = "json".equals(meta.path("protocol").asText());
-    for (JsonNode p : meta.path("protocols")) {
-      json |= "json".equals(p.asText());
-    }
-    if (!json) {
-      out.add(
-          new ServiceModel.Violation(
-              model.service(), operation, "metadata.protocols", "has no json protocol"));
-    }
     if (!model.hasOperation(operation)) {
       out.add(new ServiceModel.Violation(model.service(), operation, "", "is not an operation"));
       return out;
@@ -93,6 +80,44 @@ public final class AwsJsonModelInspector implements AwsJsonInspector {
     }
     out.addAll(model.validate(operation, input));
     return out;
+  }
+
+  /**
+   * The metadata every hand-made client names: a protocol among the model's, the signing name, the
+   * endpoint prefix and the service id.
+   */
+  static void expectService(
+      ServiceModel model,
+      String operation,
+      String protocol,
+      String signingName,
+      String endpointPrefix,
+      String serviceId,
+      List<ServiceModel.Violation> out) {
+    JsonNode meta = model.metadata();
+    boolean spoken = protocol.equals(meta.path("protocol").asText());
+    for (JsonNode p : meta.path("protocols")) {
+      spoken |= protocol.equals(p.asText());
+    }
+    if (!spoken) {
+      out.add(
+          new ServiceModel.Violation(
+              model.service(),
+              operation,
+              "metadata.protocols",
+              "has no " + protocol + " protocol"));
+    }
+    JsonNode signing =
+        meta.has("signingName") ? meta.path("signingName") : meta.path("endpointPrefix");
+    expect(model, operation, "metadata.signingName", signing, signingName, out);
+    expect(
+        model,
+        operation,
+        "metadata.endpointPrefix",
+        meta.path("endpointPrefix"),
+        endpointPrefix,
+        out);
+    expect(model, operation, "metadata.serviceId", meta.path("serviceId"), serviceId, out);
   }
 
   static void expect(

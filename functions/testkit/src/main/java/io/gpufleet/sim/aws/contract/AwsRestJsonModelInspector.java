@@ -51,27 +51,14 @@ public final class AwsRestJsonModelInspector implements AwsRestJsonInspector {
       JsonNode input) {
     ServiceModel model = models.service(service.endpointPrefix());
     var out = new ArrayList<ServiceModel.Violation>();
-    JsonNode meta = model.metadata();
-    boolean restJson = "rest-json".equals(meta.path("protocol").asText());
-    for (JsonNode p : meta.path("protocols")) {
-      restJson |= "rest-json".equals(p.asText());
-    }
-    if (!restJson) {
-      out.add(violation(model, operation, "metadata.protocols", "has no rest-json protocol"));
-    }
-    JsonNode signing =
-        meta.has("signingName") ? meta.path("signingName") : meta.path("endpointPrefix");
-    AwsJsonModelInspector.expect(
-        model, operation, "metadata.signingName", signing, service.signingName(), out);
-    AwsJsonModelInspector.expect(
+    AwsJsonModelInspector.expectService(
         model,
         operation,
-        "metadata.endpointPrefix",
-        meta.path("endpointPrefix"),
+        "rest-json",
+        service.signingName(),
         service.endpointPrefix(),
+        service.serviceId(),
         out);
-    AwsJsonModelInspector.expect(
-        model, operation, "metadata.serviceId", meta.path("serviceId"), service.serviceId(), out);
     JsonNode op = model.operation(operation);
     if (op.isMissingNode()) {
       out.add(violation(model, operation, "", "is not an operation"));
