@@ -290,7 +290,11 @@ final class ColdBench {
 
   /**
    * The night tick of events/ with the example policy of deploy/policy against the demo NodePools
-   * and workloads, on a fresh cluster each run (so every run writes).
+   * and workloads, on a fresh cluster each run. The function evaluates the wall clock, and the demo
+   * is seeded in the business-hours state, so the policy is given today and tomorrow as holidays
+   * (off-hours all day): every run, at any hour, scales down and rewrites budgets, and publishes
+   * its outcome event (the bus hears only of changes). A run that writes nothing is not the
+   * expected status.
    */
   private static Scenario schedule(ColdAws aws) throws IOException {
     Path policy = Main.home().resolve("deploy/policy/disruption-schedule.example.yaml");
@@ -299,6 +303,8 @@ final class ColdBench {
       throw new ConfigException("bench cold: needs " + policy + " and " + tick);
     }
     String payload = Files.readString(tick);
+    Path offHours = Files.createTempFile("gpufleet-cold-policy", ".yaml");
+    Files.writeString(offHours, offHoursToday(Files.readString(policy), java.time.Instant.now()));
     var clusters = new ArrayList<SimCluster>();
     return new Scenario() {
       @Override
@@ -308,13 +314,14 @@ final class ColdBench {
         DemoWorkloads.populate(cluster);
         Files.writeString(event, payload);
         var env = alone(aws, cluster);
-        env.put("SCHEDULE_POLICY", "file:" + policy);
+        env.put("SCHEDULE_POLICY", "file:" + offHours);
         return env;
       }
 
       @Override
       public String status(JsonNode answer) {
-        return first(answer, "status");
+        String status = first(answer, "status");
+        return answer.path("writes").asInt(0) > 0 ? status : status + " (0 writes)";
       }
 
       @Override
@@ -325,8 +332,34 @@ final class ColdBench {
       @Override
       public void close() {
         clusters.forEach(SimCluster::close);
+        try {
+          Files.deleteIfExists(offHours);
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
       }
     };
+  }
+
+  /**
+   * {@code policy} (a schedule policy's YAML) with the day of {@code now} and the next one, in the
+   * policy's {@code timeZone}, added to its {@code holidays}: its default window all day.
+   */
+  static String offHoursToday(String policy, java.time.Instant now) {
+    var zone = java.util.regex.Pattern.compile("(?m)^timeZone:\\s*(\\S+)").matcher(policy);
+    var holidays = java.util.regex.Pattern.compile("(?m)^holidays:\\s*\\[").matcher(policy);
+    if (!zone.find() || !holidays.find()) {
+      throw new ConfigException(
+          "bench cold: the schedule policy has no timeZone or holidays: [...]");
+    }
+    var today = now.atZone(java.time.ZoneId.of(zone.group(1))).toLocalDate();
+    String rest = policy.substring(holidays.end());
+    return policy.substring(0, holidays.end())
+        + today
+        + ", "
+        + today.plusDays(1)
+        + (rest.stripLeading().startsWith("]") ? "" : ", ")
+        + rest;
   }
 
   /** The daily plan of events/ against the simulated account (AWS stub, seeded regions). */
