@@ -35,7 +35,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.eks.EksClient;
 
 /**
  * {@code gpufleet budgets render|apply}: the disruption schedule from a laptop. {@code render}
@@ -253,12 +252,7 @@ final class BudgetsCommand implements Callable<Integer> {
       var aws =
           new AwsClients(
               Region.of(awsRegion), DefaultCredentialsProvider.builder().build(), Optional.empty());
-      return KubeClients.forEks(
-          aws.build(EksClient.builder()),
-          cluster,
-          aws.region(),
-          aws.credentials(),
-          Clock.systemUTC());
+      return KubeClients.forEks(aws, cluster, Clock.systemUTC());
     }
   }
 

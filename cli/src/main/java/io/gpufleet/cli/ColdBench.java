@@ -32,7 +32,9 @@ import java.util.function.LongSupplier;
  * talks to run here, outside. A run is timed from the JVM's start to the handler's answer on
  * stdout, as a Lambda cold start ends at the response; the child's exit after it (closing its
  * clients, JVM shutdown) is reported beside it, not counted. Baseline in the same run: the JVM
- * alone ({@code -version}) with the same flags in the same share.
+ * alone ({@code -version}) with the same flags in the same share. The child's environment is the
+ * deployed one ({@link ColdAws}): the cluster found with EKS DescribeCluster and reached with an
+ * EKS token, the outcome published to the default bus; a run whose event did not arrive fails.
  */
 final class ColdBench {
   static final long TARGET_MS = 1500;
@@ -61,8 +63,10 @@ final class ColdBench {
   Map<String, Object> run(String function, int runs, Confinement share) throws Exception {
     Path jar = lambdaJar(function);
     share.announce(err, "cold --function " + function);
-    try (Scenario scenario = scenario(function)) {
+    try (ColdAws aws = ColdAws.start();
+        Scenario scenario = scenario(function, aws)) {
       var coldMs = new ArrayList<Long>();
+      var outcomeEvents = new ArrayList<Integer>();
       var baselineMs = new ArrayList<Long>();
       var exitedMs = new ArrayList<Long>();
       String lastStatus = null;
@@ -95,6 +99,7 @@ final class ColdBench {
           pb.environment().put("POWERTOOLS_SERVICE_NAME", function);
           pb.environment().put("POWERTOOLS_METRICS_NAMESPACE", "GpuFleetOps");
           pb.environment().putAll(env);
+          int eventsBefore = aws.outcomeEvents();
           long start = System.nanoTime();
           var p = pb.start();
           Answered out = Answered.read(p.getInputStream(), System::nanoTime);
@@ -110,6 +115,12 @@ final class ColdBench {
             throw new IllegalStateException("cold run exited " + p.exitValue() + ": " + stdout);
           }
           lastStatus = scenario.status(Json.MAPPER.readTree(answer));
+          // published before the answer (the outcome is published, then returned)
+          int published = aws.outcomeEvents() - eventsBefore;
+          if (published < 1) {
+            allExpected = false;
+            err.println("bench cold: run " + i + " published no outcome event on the bus");
+          }
           if (Boolean.getBoolean("gpufleet.bench.childStderr")) {
             err.println("bench cold: run " + i + " answered " + answer);
           }
@@ -126,6 +137,7 @@ final class ColdBench {
           } else {
             coldMs.add(ms);
             exitedMs.add(exitMs);
+            outcomeEvents.add(published);
           }
         } finally {
           Files.deleteIfExists(event);
@@ -149,6 +161,9 @@ final class ColdBench {
       r.put("processExitedMs", exitedMs);
       r.put("baselineJvmStartMsMedian", median(baselineMs));
       r.put("status", lastStatus);
+      r.put("environment", ColdAws.ENVIRONMENT);
+      r.put("outcomeEventsPublished", outcomeEvents);
+      r.put("describeClusterCalls", aws.describeClusterCalls());
       r.put("expectedStatus", scenario.expected());
       r.put("jarBytes", jarBytes);
       r.put("jarMiB", Math.round(jarBytes / 1048576.0 * 100) / 100.0);
@@ -217,14 +232,25 @@ final class ColdBench {
     return sorted.get(sorted.size() / 2);
   }
 
-  private Scenario scenario(String function) throws IOException {
+  private Scenario scenario(String function, ColdAws aws) throws IOException {
     return switch (function) {
-      case "interruption-drain" -> drain();
-      case "disruption-schedule" -> schedule();
-      case "capacity-preflight" -> preflight();
-      case "cost-report" -> CostColdScenario.start(err);
+      case "interruption-drain" -> drain(aws);
+      case "disruption-schedule" -> schedule(aws);
+      case "capacity-preflight" -> preflight(aws);
+      case "cost-report" -> CostColdScenario.start(err, aws);
       default -> throw new ConfigException("bench cold --function " + function + ": unknown");
     };
+  }
+
+  /**
+   * A function whose only AWS calls are DescribeCluster and the outcome event: anything else it
+   * calls reaches the stub ({@code AWS_ENDPOINT_URL}), which answers what it does not serve with an
+   * error, never real AWS.
+   */
+  private static Map<String, String> alone(ColdAws aws, SimCluster cluster) {
+    var env = aws.environment(cluster.url());
+    env.put("AWS_ENDPOINT_URL", aws.endpoint());
+    return env;
   }
 
   static String first(JsonNode answer, String field) {
@@ -233,7 +259,7 @@ final class ColdBench {
   }
 
   /** A Spot warning for a 10-pod node of the simulated cluster. */
-  private static Scenario drain() {
+  private static Scenario drain(ColdAws aws) {
     var time = SimTime.realTime();
     var cluster = SimCluster.start(time);
     return new Scenario() {
@@ -242,7 +268,7 @@ final class ColdBench {
         String instance = BenchCommand.instanceId(900 + n);
         BenchCommand.seedNode(cluster, "cold-" + n, instance, 10);
         Files.writeString(event, FixtureEvents.spotJson("cold-" + n, instance, time.now()));
-        return Map.of("CLUSTER_NAME", "bench", "KUBE_API_URL", cluster.url());
+        return alone(aws, cluster);
       }
 
       @Override
@@ -264,15 +290,21 @@ final class ColdBench {
 
   /**
    * The night tick of events/ with the example policy of deploy/policy against the demo NodePools
-   * and workloads, on a fresh cluster each run (so every run writes).
+   * and workloads, on a fresh cluster each run. The function evaluates the wall clock, and the demo
+   * is seeded in the business-hours state, so the policy is given today and tomorrow as holidays
+   * (off-hours all day): every run, at any hour, scales down and rewrites budgets, and publishes
+   * its outcome event (the bus hears only of changes). A run that writes nothing is not the
+   * expected status.
    */
-  private static Scenario schedule() throws IOException {
+  private static Scenario schedule(ColdAws aws) throws IOException {
     Path policy = Main.home().resolve("deploy/policy/disruption-schedule.example.yaml");
     Path tick = Main.home().resolve("events/schedule-tick-night.json");
     if (!Files.isRegularFile(policy) || !Files.isRegularFile(tick)) {
       throw new ConfigException("bench cold: needs " + policy + " and " + tick);
     }
     String payload = Files.readString(tick);
+    Path offHours = Files.createTempFile("gpufleet-cold-policy", ".yaml");
+    Files.writeString(offHours, offHoursToday(Files.readString(policy), java.time.Instant.now()));
     var clusters = new ArrayList<SimCluster>();
     return new Scenario() {
       @Override
@@ -281,18 +313,15 @@ final class ColdBench {
         clusters.add(cluster);
         DemoWorkloads.populate(cluster);
         Files.writeString(event, payload);
-        return Map.of(
-            "CLUSTER_NAME",
-            "bench",
-            "KUBE_API_URL",
-            cluster.url(),
-            "SCHEDULE_POLICY",
-            "file:" + policy);
+        var env = alone(aws, cluster);
+        env.put("SCHEDULE_POLICY", "file:" + offHours);
+        return env;
       }
 
       @Override
       public String status(JsonNode answer) {
-        return first(answer, "status");
+        String status = first(answer, "status");
+        return answer.path("writes").asInt(0) > 0 ? status : status + " (0 writes)";
       }
 
       @Override
@@ -303,12 +332,38 @@ final class ColdBench {
       @Override
       public void close() {
         clusters.forEach(SimCluster::close);
+        try {
+          Files.deleteIfExists(offHours);
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
       }
     };
   }
 
+  /**
+   * {@code policy} (a schedule policy's YAML) with the day of {@code now} and the next one, in the
+   * policy's {@code timeZone}, added to its {@code holidays}: its default window all day.
+   */
+  static String offHoursToday(String policy, java.time.Instant now) {
+    var zone = java.util.regex.Pattern.compile("(?m)^timeZone:\\s*(\\S+)").matcher(policy);
+    var holidays = java.util.regex.Pattern.compile("(?m)^holidays:\\s*\\[").matcher(policy);
+    if (!zone.find() || !holidays.find()) {
+      throw new ConfigException(
+          "bench cold: the schedule policy has no timeZone or holidays: [...]");
+    }
+    var today = now.atZone(java.time.ZoneId.of(zone.group(1))).toLocalDate();
+    String rest = policy.substring(holidays.end());
+    return policy.substring(0, holidays.end())
+        + today
+        + ", "
+        + today.plusDays(1)
+        + (rest.stripLeading().startsWith("]") ? "" : ", ")
+        + rest;
+  }
+
   /** The daily plan of events/ against the simulated account (AWS stub, seeded regions). */
-  private static Scenario preflight() throws IOException {
+  private static Scenario preflight(ColdAws aws) throws IOException {
     Path file = Main.home().resolve("events/preflight-daily-schedule.json");
     if (!Files.isRegularFile(file)) {
       throw new ConfigException("bench cold: needs " + file);
@@ -328,10 +383,9 @@ final class ColdBench {
         var copy = (com.fasterxml.jackson.databind.node.ObjectNode) payload.deepCopy();
         copy.put("executionId", "cold-" + n + "-" + System.nanoTime());
         Files.write(event, Json.MAPPER.writeValueAsBytes(copy));
-        return Map.of(
-            "AWS_ENDPOINT_URL", stub.endpoint().toString(),
-            "AWS_ACCESS_KEY_ID", "AKIDBENCH",
-            "AWS_SECRET_ACCESS_KEY", "bench");
+        var env = aws.environment();
+        env.put("AWS_ENDPOINT_URL", stub.endpoint().toString());
+        return env;
       }
 
       @Override

@@ -36,11 +36,12 @@ import software.amazon.awssdk.services.s3.S3Client;
  * The cost report's cold run: a direct invoke for the last 24 hours over a small cluster. EC2
  * (instances tagged for the cluster, Spot price history) and S3 (the report bucket) are moto
  * server, the Pricing API is the project's stub (AWS_ENDPOINT_URL_PRICING), the cluster the
- * simulated API server; all run here, outside the function's share. Needs moto_server ($MOTO_SERVER
+ * simulated API server found through {@link ColdAws} (EKS DescribeCluster; the outcome event goes
+ * to its EventBridge); all run here, outside the function's share. Needs moto_server ($MOTO_SERVER
  * or .venv/bin/moto_server, as the tests do).
  */
 final class CostColdScenario implements ColdBench.Scenario {
-  static final String CLUSTER = "bench";
+  static final String CLUSTER = ColdAws.CLUSTER;
   static final String BUCKET = "gpufleet-bench-reports";
 
   private final Process moto;
@@ -48,9 +49,16 @@ final class CostColdScenario implements ColdBench.Scenario {
   private final SimCluster cluster;
   private final URI motoEndpoint;
   private final String payload;
+  private final ColdAws aws;
 
   private CostColdScenario(
-      Process moto, URI motoEndpoint, AwsStubServer pricing, SimCluster cluster, String payload) {
+      Process moto,
+      URI motoEndpoint,
+      AwsStubServer pricing,
+      SimCluster cluster,
+      String payload,
+      ColdAws aws) {
+    this.aws = aws;
     this.moto = moto;
     this.motoEndpoint = motoEndpoint;
     this.pricing = pricing;
@@ -66,7 +74,7 @@ final class CostColdScenario implements ColdBench.Scenario {
     return Main.home().resolve(".venv/bin/moto_server");
   }
 
-  static CostColdScenario start(PrintStream err) throws IOException {
+  static CostColdScenario start(PrintStream err, ColdAws aws) throws IOException {
     Path binary = motoBinary();
     if (!Files.isExecutable(binary)) {
       throw new ConfigException(
@@ -88,14 +96,14 @@ final class CostColdScenario implements ColdBench.Scenario {
     try {
       awaitReady(moto, endpoint, log);
       err.println("bench cold: moto_server on " + endpoint + " (EC2, S3)");
-      var aws =
+      var motoClients =
           new AwsClients(
               Region.US_EAST_1,
               StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDBENCH", "bench")),
               Optional.of(endpoint));
       var cluster = SimCluster.start(SimTime.realTime());
-      try (S3Client s3 = aws.build(S3Client.builder().forcePathStyle(true));
-          Ec2Client ec2 = aws.build(Ec2Client.builder())) {
+      try (S3Client s3 = motoClients.build(S3Client.builder().forcePathStyle(true));
+          Ec2Client ec2 = motoClients.build(Ec2Client.builder())) {
         s3.createBucket(b -> b.bucket(BUCKET));
         String image = ec2.describeImages(r -> r.owners("amazon")).images().get(0).imageId();
         var types =
@@ -166,7 +174,7 @@ final class CostColdScenario implements ColdBench.Scenario {
       // a direct invoke for the last 24 hours: the instances moto launched a moment ago are in it
       // (the scheduled daily report covers yesterday, when they did not exist yet)
       return new CostColdScenario(
-          moto, endpoint, stub, cluster, "{\"action\":\"report\",\"window\":\"24h\"}");
+          moto, endpoint, stub, cluster, "{\"action\":\"report\",\"window\":\"24h\"}", aws);
     } catch (IOException | RuntimeException e) {
       stop(moto);
       throw e;
@@ -222,21 +230,11 @@ final class CostColdScenario implements ColdBench.Scenario {
   @Override
   public Map<String, String> prepare(int n, Path event) throws IOException {
     Files.writeString(event, payload);
-    return Map.of(
-        "CLUSTER_NAME",
-        CLUSTER,
-        "KUBE_API_URL",
-        cluster.url(),
-        "REPORT_BUCKET",
-        BUCKET,
-        "AWS_ENDPOINT_URL",
-        motoEndpoint.toString(),
-        "AWS_ENDPOINT_URL_PRICING",
-        pricing.endpoint().toString(),
-        "AWS_ACCESS_KEY_ID",
-        "AKIDBENCH",
-        "AWS_SECRET_ACCESS_KEY",
-        "bench");
+    var env = aws.environment(cluster.url());
+    env.put("REPORT_BUCKET", BUCKET);
+    env.put("AWS_ENDPOINT_URL", motoEndpoint.toString());
+    env.put("AWS_ENDPOINT_URL_PRICING", pricing.endpoint().toString());
+    return env;
   }
 
   @Override

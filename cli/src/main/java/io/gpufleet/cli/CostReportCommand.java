@@ -32,7 +32,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.eks.EksClient;
 
 /**
  * {@code gpufleet cost-report}: the same report the Lambda writes, from a laptop, into a local
@@ -146,12 +145,7 @@ final class CostReportCommand implements Callable<Integer> {
     try (KubernetesClient kube =
         kubeconfig
             ? KubeClients.fromKubeconfig(Optional.ofNullable(context))
-            : KubeClients.forEks(
-                aws.build(EksClient.builder()),
-                clusterName,
-                aws.region(),
-                aws.credentials(),
-                clock)) {
+            : KubeClients.forEks(aws, clusterName, clock)) {
       Ec2Query ec2 = Ec2Query.from(aws);
       var service =
           new CostReportService(

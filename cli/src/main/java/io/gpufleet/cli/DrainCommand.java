@@ -31,7 +31,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.eks.EksClient;
 
 /**
  * {@code gpufleet drain}: the same drain the Lambda runs, from a laptop against a real cluster, or
@@ -196,8 +195,7 @@ final class DrainCommand implements Callable<Integer> {
     var aws =
         new AwsClients(
             Region.of(region), DefaultCredentialsProvider.builder().build(), Optional.empty());
-    EksClient eks = aws.build(EksClient.builder());
-    return KubeClients.forEks(eks, clusterName, aws.region(), aws.credentials(), Clock.systemUTC());
+    return KubeClients.forEks(aws, clusterName, Clock.systemUTC());
   }
 
   /** An EventBridge envelope for a manual drain, so the very same decode/plan path runs. */

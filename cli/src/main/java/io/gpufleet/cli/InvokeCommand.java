@@ -69,7 +69,6 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.eks.EksClient;
 
 /**
  * {@code gpufleet invoke FUNCTION FILE...}: each payload file goes, as raw bytes, through the
@@ -590,7 +589,6 @@ final class InvokeCommand implements Callable<Integer> {
     var aws =
         new AwsClients(
             Region.of(region), DefaultCredentialsProvider.builder().build(), Optional.empty());
-    EksClient eks = aws.build(EksClient.builder());
-    return KubeClients.forEks(eks, clusterName, aws.region(), aws.credentials(), Clock.systemUTC());
+    return KubeClients.forEks(aws, clusterName, Clock.systemUTC());
   }
 }

@@ -43,7 +43,6 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.eks.EksClient;
 
 /**
  * {@code gpufleet preflight --plan plan.yaml --regions a,b,c}: where does the plan fit, and what
@@ -270,12 +269,7 @@ final class PreflightCommand implements Callable<Integer> {
       return KubeClients.fromKubeconfig(Optional.ofNullable(context));
     }
     var aws = new AwsClients(Region.of(region), credentials, Optional.empty());
-    return KubeClients.forEks(
-        aws.build(EksClient.builder()),
-        cluster,
-        aws.region(),
-        aws.credentials(),
-        Clock.systemUTC());
+    return KubeClients.forEks(aws, cluster, Clock.systemUTC());
   }
 
   /** The plan against the simulated account and the demo cluster's NodePools (no credentials). */

@@ -29,12 +29,13 @@ import java.util.regex.Pattern;
  * Quotas for EC2 codes, GetSpotPlacementScores, Capacity Block offerings, ...) so the real SDK
  * clients marshal, page and retry against it.
  *
- * <p>Two wire protocols are routed: JSON protocols by the {@code X-Amz-Target} header (register
- * {@code "AWSPriceListService.GetProducts"}), and the EC2/query protocol by the form parameter
- * {@code Action} (register {@code "GetSpotPlacementScores"}). The region of a call is read from the
- * SigV4 credential scope, so one server can play every region. An operation without a handler is an
- * error (fail by default), faults can be queued per operation, latency added per call, and every
- * request is recorded.
+ * <p>Three wire protocols are routed: JSON protocols by the {@code X-Amz-Target} header (register
+ * {@code "AWSPriceListService.GetProducts"}), the EC2/query protocol by the form parameter {@code
+ * Action} (register {@code "GetSpotPlacementScores"}), and rest-json by method and path (any
+ * request that is not a {@code POST /}: register {@code "GET /clusters/prod"}). The region of a
+ * call is read from the SigV4 credential scope, so one server can play every region. An operation
+ * without a handler is an error (fail by default), faults can be queued per operation, latency
+ * added per call, and every request is recorded.
  */
 public final class AwsStubServer implements AutoCloseable {
 
@@ -217,9 +218,15 @@ public final class AwsStubServer implements AutoCloseable {
       var headers = new LinkedHashMap<String, String>();
       exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v.get(0)));
       var target = headers.get("x-amz-target");
-      var params = target == null ? formParams(body) : Map.<String, String>of();
-      var query = target == null;
-      var operation = query ? params.getOrDefault("Action", "") : target;
+      var path = exchange.getRequestURI().getRawPath();
+      var rest =
+          target == null && !(exchange.getRequestMethod().equals("POST") && path.equals("/"));
+      var query = target == null && !rest;
+      var params = query ? formParams(body) : Map.<String, String>of();
+      var operation =
+          rest
+              ? exchange.getRequestMethod() + " " + path
+              : query ? params.getOrDefault("Action", "") : target;
       var region = regionOf(headers.get("authorization"));
       var call = new Call(operation, region, Map.copyOf(headers), body, params);
       calls.add(call);
@@ -239,6 +246,7 @@ public final class AwsStubServer implements AutoCloseable {
       var bytes = reply.body().getBytes(StandardCharsets.UTF_8);
       exchange.getResponseHeaders().set("Content-Type", reply.contentType());
       exchange.getResponseHeaders().set("x-amzn-RequestId", "stub-" + calls.size());
+
       exchange.sendResponseHeaders(reply.status(), bytes.length == 0 ? -1 : bytes.length);
       if (bytes.length > 0) {
         exchange.getResponseBody().write(bytes);

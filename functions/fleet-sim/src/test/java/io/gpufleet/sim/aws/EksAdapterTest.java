@@ -3,6 +3,7 @@ package io.gpufleet.sim.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpufleet.core.aws.AwsCallException;
 import io.gpufleet.core.k8s.KubeClients;
 import java.net.URI;
 import java.time.Clock;
@@ -15,7 +16,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.eks.EksClient;
 import software.amazon.awssdk.services.eks.model.ResourceNotFoundException;
 
-/** The EKS SDK client built by AwsClients, and KubeClients.forEks, against an AWS emulator. */
+/**
+ * KubeClients.forEks (DescribeCluster on the project's rest-json client) against an AWS emulator;
+ * the SDK's EKS client creates the clusters and shows what EKS answers.
+ */
 class EksAdapterTest {
   @RegisterExtension
   static final AwsEmulatorExtension AWS = AwsEmulatorExtension.forServices("eks");
@@ -55,9 +59,7 @@ class EksAdapterTest {
     assertThat(endpoint).startsWith("https://");
 
     // When
-    try (var client =
-        KubeClients.forEks(
-            eks, "prod-gpu", AWS.emulator().region(), AWS.emulator().credentials(), CLOCK)) {
+    try (var client = KubeClients.forEks(AWS.emulator().clients(), "prod-gpu", CLOCK)) {
 
       // Then
       assertThat(URI.create(client.getConfiguration().getMasterUrl()))
@@ -81,15 +83,15 @@ class EksAdapterTest {
               assertThat(e.awsErrorDetails().errorCode()).isEqualTo("ResourceNotFoundException");
               assertThat(e.getMessage()).contains("missing-gpu");
             });
-    assertThatThrownBy(
-            () ->
-                KubeClients.forEks(
-                    eks,
-                    "missing-gpu",
-                    AWS.emulator().region(),
-                    AWS.emulator().credentials(),
-                    CLOCK))
-        .isInstanceOf(ResourceNotFoundException.class)
+    assertThatThrownBy(() -> KubeClients.forEks(AWS.emulator().clients(), "missing-gpu", CLOCK))
+        .isInstanceOfSatisfying(
+            AwsCallException.class,
+            e -> {
+              assertThat(e.status()).isEqualTo(404);
+              assertThat(e.code()).isEqualTo("ResourceNotFoundException");
+              assertThat(e.operation()).isEqualTo("DescribeCluster");
+              assertThat(e.retryable()).isFalse();
+            })
         .hasMessageContaining("missing-gpu");
   }
 }

@@ -203,14 +203,27 @@ public final class AwsJson {
         return;
       }
       if (seen.contains(token)) {
-        throw error(
-            operation, 200, "PaginationLoop", tokenMember + " repeated: " + token, null, null);
+        throw failure(
+            service.serviceId(),
+            operation,
+            200,
+            "PaginationLoop",
+            tokenMember + " repeated: " + token,
+            null,
+            null);
       }
       seen.add(token);
       next = input.deepCopy();
       next.put(tokenMember, token);
     }
-    throw error(operation, 200, "TooManyPages", "more than " + maxPages + " pages", null, null);
+    throw failure(
+        service.serviceId(),
+        operation,
+        200,
+        "TooManyPages",
+        "more than " + maxPages + " pages",
+        null,
+        null);
   }
 
   private JsonNode post(String operation, byte[] body) {
@@ -222,11 +235,22 @@ public final class AwsJson {
             .putHeader("X-Amz-Target", service.targetPrefix() + "." + operation)
             .putHeader("Content-Length", String.valueOf(body.length))
             .build();
+    return exchange(http, service.serviceId(), operation, request, body);
+  }
+
+  /**
+   * Sends one signed request and reads a JSON answer, as the JSON protocols (awsJson and rest-json)
+   * answer: the object of a 2xx answer, else an {@link AwsCallException} with the error code
+   * ({@code __type} or {@code x-amzn-ErrorType}, namespace removed), message and request id, judged
+   * retryable by status and code. No answer at all is a retryable {@code TransportError}.
+   */
+  static JsonNode exchange(
+      SignedHttp http, String serviceId, String operation, SdkHttpRequest request, byte[] body) {
     SignedHttp.Answer answer;
     try {
       answer = http.send(request, body);
     } catch (UncheckedIOException e) {
-      throw error(operation, 0, "TransportError", e.getCause().toString(), null, e);
+      throw failure(serviceId, operation, 0, "TransportError", e.getCause().toString(), null, e);
     }
     String requestId =
         answer.header("x-amzn-RequestId").or(() -> answer.header("x-amz-request-id")).orElse(null);
@@ -238,8 +262,14 @@ public final class AwsJson {
     }
     if (answer.ok()) {
       if (json == null || !json.isObject()) {
-        throw error(
-            operation, answer.status(), "MalformedAnswer", snippet(answer), requestId, null);
+        throw failure(
+            serviceId,
+            operation,
+            answer.status(),
+            "MalformedAnswer",
+            snippet(answer),
+            requestId,
+            null);
       }
       return json;
     }
@@ -248,7 +278,8 @@ public final class AwsJson {
         json == null
             ? snippet(answer)
             : firstText(json, "message", "Message", "errorMessage").orElse(null);
-    throw error(
+    throw failure(
+        serviceId,
         operation,
         answer.status(),
         code == null ? "HTTP" + answer.status() : code,
@@ -289,7 +320,8 @@ public final class AwsJson {
     return text.substring(0, Math.min(200, text.length()));
   }
 
-  private AwsCallException error(
+  static AwsCallException failure(
+      String serviceId,
       String operation,
       int status,
       String code,
@@ -297,7 +329,7 @@ public final class AwsJson {
       String requestId,
       Throwable cause) {
     return new AwsCallException(
-        service.serviceId(),
+        serviceId,
         operation,
         status,
         code,

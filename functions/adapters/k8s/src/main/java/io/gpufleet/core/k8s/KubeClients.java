@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientImpl;
 import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.AwsRestJson;
 import io.gpufleet.core.config.Settings;
 import java.net.Authenticator;
 import java.net.CookieHandler;
@@ -22,10 +23,6 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.eks.EksClient;
-import software.amazon.awssdk.services.eks.model.Cluster;
 
 /**
  * Builds the fabric8 client the one way this project does: JDK HTTP client, no hidden retries (the
@@ -45,26 +42,26 @@ public final class KubeClients {
     if (url.isPresent()) {
       return forUrl(url.get(), env.optional("KUBE_CA_DATA"), () -> env.string("KUBE_TOKEN", ""));
     }
-    AwsClients a = aws.get();
-    return forEks(a.build(EksClient.builder()), clusterName, a.region(), a.credentials(), clock);
+    return forEks(aws.get(), clusterName, clock);
   }
 
-  /** Endpoint and CA from EKS DescribeCluster, bearer token from {@link EksTokenProvider}. */
-  public static KubernetesClient forEks(
-      EksClient eks,
-      String clusterName,
-      Region region,
-      AwsCredentialsProvider credentials,
-      Clock clock) {
-    Cluster cluster = eks.describeCluster(r -> r.name(clusterName)).cluster();
-    if (cluster.endpoint() == null || cluster.endpoint().isBlank()) {
+  /**
+   * Endpoint and CA from EKS DescribeCluster (the EKS endpoint of {@code aws}: its override, else
+   * {@code AWS_ENDPOINT_URL_EKS} or {@code AWS_ENDPOINT_URL}, else {@code eks.<region>.<suffix>}),
+   * bearer token from {@link EksTokenProvider} with the credentials of {@code aws}.
+   *
+   * @throws io.gpufleet.core.aws.AwsCallException as EKS answers (an unknown cluster: 404
+   *     ResourceNotFoundException)
+   * @throws IllegalStateException when the cluster has no API endpoint yet (not ACTIVE)
+   */
+  public static KubernetesClient forEks(AwsClients aws, String clusterName, Clock clock) {
+    EksCluster cluster = EksCluster.describe(AwsRestJson.from(aws, AwsRestJson.EKS), clusterName);
+    if (cluster.endpoint() == null) {
       throw new IllegalStateException(
           "EKS cluster " + clusterName + " has no API endpoint (status " + cluster.status() + ")");
     }
-    var token = new EksTokenProvider(clusterName, region, credentials, clock);
-    String ca =
-        cluster.certificateAuthority() == null ? null : cluster.certificateAuthority().data();
-    return forUrl(cluster.endpoint(), Optional.ofNullable(ca), token);
+    var token = new EksTokenProvider(clusterName, aws.region(), aws.credentials(), clock);
+    return forUrl(cluster.endpoint(), cluster.caData(), token);
   }
 
   /** A known API server URL, an optional base64 PEM CA, and a bearer token source. */

@@ -58,22 +58,14 @@ public final class AwsJsonModelInspector implements AwsJsonInspector {
         meta.path("targetPrefix"),
         service.targetPrefix(),
         out);
-    identity(
+    expectService(
         model,
         operation,
+        "json",
         service.signingName(),
         service.endpointPrefix(),
         service.serviceId(),
         out);
-    boolean json = "json".equals(meta.path("protocol").asText());
-    for (JsonNode p : meta.path("protocols")) {
-      json |= "json".equals(p.asText());
-    }
-    if (!json) {
-      out.add(
-          new ServiceModel.Violation(
-              model.service(), operation, "metadata.protocols", "has no json protocol"));
-    }
     if (!model.hasOperation(operation)) {
       out.add(new ServiceModel.Violation(model.service(), operation, "", "is not an operation"));
       return out;
@@ -86,15 +78,31 @@ public final class AwsJsonModelInspector implements AwsJsonInspector {
     return out;
   }
 
-  /** The model's signing name, endpoint prefix and service id against what the client sends. */
-  static void identity(
+  /**
+   * The metadata every hand-made client names: a protocol among the model's, the signing name, the
+   * endpoint prefix and the service id.
+   */
+  static void expectService(
       ServiceModel model,
       String operation,
+      String protocol,
       String signingName,
       String endpointPrefix,
       String serviceId,
       List<ServiceModel.Violation> out) {
     JsonNode meta = model.metadata();
+    boolean spoken = protocol.equals(meta.path("protocol").asText());
+    for (JsonNode p : meta.path("protocols")) {
+      spoken |= protocol.equals(p.asText());
+    }
+    if (!spoken) {
+      out.add(
+          new ServiceModel.Violation(
+              model.service(),
+              operation,
+              "metadata.protocols",
+              "has no " + protocol + " protocol"));
+    }
     JsonNode signing =
         meta.has("signingName") ? meta.path("signingName") : meta.path("endpointPrefix");
     expect(model, operation, "metadata.signingName", signing, signingName, out);
@@ -108,7 +116,7 @@ public final class AwsJsonModelInspector implements AwsJsonInspector {
     expect(model, operation, "metadata.serviceId", meta.path("serviceId"), serviceId, out);
   }
 
-  private static void expect(
+  static void expect(
       ServiceModel model,
       String operation,
       String what,

@@ -32,14 +32,10 @@ public final class AwsQueryModelInspector implements AwsQueryInspector {
     ServiceModel model = models.service(service.endpointPrefix().toLowerCase(Locale.ROOT));
     String operation = String.valueOf(form.get("Action"));
     var out = new ArrayList<ServiceModel.Violation>();
-    if (!"query".equals(model.protocol())) {
-      out.add(
-          new ServiceModel.Violation(
-              model.service(), operation, "metadata.protocol", "is not query"));
-    }
-    AwsJsonModelInspector.identity(
+    AwsJsonModelInspector.expectService(
         model,
         operation,
+        "query",
         service.signingName(),
         service.endpointPrefix(),
         service.serviceId(),

@@ -80,6 +80,20 @@ public final class ServiceModel {
     return shapes.path(name);
   }
 
+  /** An operation of the model by name: its http binding, input, output (missing when none). */
+  JsonNode operation(String name) {
+    return model.path("operations").path(name);
+  }
+
+  /**
+   * Every reason AWS would refuse {@code value} as a {@code shapeName}, reported at {@code path}.
+   */
+  List<Violation> validateShape(String operation, String shapeName, JsonNode value, String path) {
+    var out = new ArrayList<Violation>();
+    check(operation, shapeName, value, path, out);
+    return out;
+  }
+
   public boolean hasOperation(String operation) {
     return model.path("operations").has(operation);
   }
