@@ -358,6 +358,17 @@ class S3RestTest {
     }
 
     @Test
+    void shouldTakeAnOverrideForARegionNameAwsDoesNotHave() {
+      assertThat(
+              S3Rest.from(aws("local", Optional.of(URI.create("http://127.0.0.1:5000"))), Map.of())
+                  .objectUri("reports", "k"))
+          .hasToString("http://127.0.0.1:5000/reports/k");
+      assertThatThrownBy(() -> S3Rest.from(aws("local", Optional.empty()), Map.of()))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("not an AWS region name: local");
+    }
+
+    @Test
     void shouldRefuseAnEndpointWithAPath() {
       assertThatThrownBy(
               () ->

@@ -131,17 +131,19 @@ public final class S3Rest {
   }
 
   static S3Rest from(AwsClients aws, Map<String, String> env) {
-    URI own =
-        SignedHttp.endpoint(ENDPOINT_PREFIX, SERVICE_ID, aws.region(), Optional.empty(), Map.of());
     URI endpoint =
         SignedHttp.endpoint(ENDPOINT_PREFIX, SERVICE_ID, aws.region(), aws.endpointOverride(), env);
+    boolean awsOwn;
+    try {
+      awsOwn =
+          endpoint.equals(
+              SignedHttp.endpoint(
+                  ENDPOINT_PREFIX, SERVICE_ID, aws.region(), Optional.empty(), Map.of()));
+    } catch (IllegalArgumentException notAnAwsRegion) {
+      awsOwn = false; // an emulator's own region name, behind an override
+    }
     return new S3Rest(
-        endpoint,
-        !endpoint.equals(own),
-        aws.region(),
-        aws.credentials(),
-        aws.httpClient(),
-        AwsRetry.standard());
+        endpoint, !awsOwn, aws.region(), aws.credentials(), aws.httpClient(), AwsRetry.standard());
   }
 
   /** The same client with another retry policy. */

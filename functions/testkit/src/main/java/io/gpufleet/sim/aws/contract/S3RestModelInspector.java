@@ -88,38 +88,10 @@ public final class S3RestModelInspector implements S3RestInspector {
     ObjectNode tree = NODES.objectNode();
     path(s3, operation, input, http.path("requestUri").asText(), bucket, key, request, tree, out);
     for (var h : request.headers().entrySet()) {
-      String member = member(input, "header", h.getKey());
-      if (member == null) {
-        out.add(
-            violation(
-                s3,
-                operation,
-                "header " + h.getKey(),
-                "is not the locationName of a member of " + inputName));
-        continue;
-      }
-      String value = h.getValue().isEmpty() ? "" : h.getValue().get(0);
-      String type =
-          s3.shape(input.path("members").path(member).path("shape").asText()).path("type").asText();
-      try {
-        tree.set(member, typed(type, value));
-      } catch (NumberFormatException e) {
-        out.add(
-            violation(s3, operation, "header " + h.getKey(), "'" + value + "' is not a " + type));
-      }
+      bind(s3, operation, input, inputName, "header", h.getKey(), h.getValue(), tree, out);
     }
     for (var q : request.rawQueryParameters().entrySet()) {
-      String member = member(input, "querystring", q.getKey());
-      if (member == null) {
-        out.add(
-            violation(
-                s3,
-                operation,
-                "query " + q.getKey(),
-                "is not the locationName of a member of " + inputName));
-      } else {
-        tree.put(member, q.getValue().isEmpty() ? "" : q.getValue().get(0));
-      }
+      bind(s3, operation, input, inputName, "querystring", q.getKey(), q.getValue(), tree, out);
     }
     String payload = input.path("payload").asText(null);
     if (body != null) {
@@ -209,6 +181,34 @@ public final class S3RestModelInspector implements S3RestInspector {
                   + (virtualHosted ? " (virtual-hosted)" : "")
                   + ": "
                   + wanted));
+    }
+  }
+
+  /** A header or query parameter put in the tree under the member it is the locationName of. */
+  private static void bind(
+      ServiceModel s3,
+      String operation,
+      JsonNode input,
+      String inputName,
+      String location,
+      String name,
+      List<String> values,
+      ObjectNode tree,
+      List<ServiceModel.Violation> out) {
+    String where = (location.equals("header") ? "header " : "query ") + name;
+    String member = member(input, location, name);
+    if (member == null) {
+      out.add(
+          violation(s3, operation, where, "is not the locationName of a member of " + inputName));
+      return;
+    }
+    String value = values.isEmpty() ? "" : values.get(0);
+    String type =
+        s3.shape(input.path("members").path(member).path("shape").asText()).path("type").asText();
+    try {
+      tree.set(member, typed(type, value));
+    } catch (NumberFormatException e) {
+      out.add(violation(s3, operation, where, "'" + value + "' is not a " + type));
     }
   }
 
