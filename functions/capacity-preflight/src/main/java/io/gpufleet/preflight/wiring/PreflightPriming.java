@@ -75,8 +75,8 @@ final class PreflightPriming {
    * flush's EMF writer (the signer, HTTP client and EC2 answer reader are loaded beside the home
    * region's clients, see {@link PreflightWiring}), then S3's signing path (the dedupe claim, the
    * report and an s3:// plan: a PutObject signed with dummy keys). The YAML reader is left to
-   * SnapStart priming:
-   * INIT without a snapshot is on the critical path, and a scheduled payload's plan is JSON.
+   * SnapStart priming: INIT without a snapshot is on the critical path, and a scheduled payload's
+   * plan is JSON.
    */
   static List<Runnable> warmup() {
     return List.of(
