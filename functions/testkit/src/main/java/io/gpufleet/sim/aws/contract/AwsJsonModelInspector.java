@@ -108,7 +108,7 @@ public final class AwsJsonModelInspector implements AwsJsonInspector {
     expect(model, operation, "metadata.serviceId", meta.path("serviceId"), serviceId, out);
   }
 
-  private static void expect(
+  static void expect(
       ServiceModel model,
       String operation,
       String what,

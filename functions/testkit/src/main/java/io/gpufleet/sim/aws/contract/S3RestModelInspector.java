@@ -56,33 +56,17 @@ public final class S3RestModelInspector implements S3RestInspector {
       byte[] body) {
     var out = new ArrayList<ServiceModel.Violation>();
     JsonNode meta = s3.metadata();
-    expect(s3, operation, "metadata.protocol", meta.path("protocol").asText(), "rest-xml", out);
-    expect(
-        s3,
-        operation,
-        "metadata.serviceId",
-        meta.path("serviceId").asText(),
-        S3Rest.SERVICE_ID,
-        out);
-    expect(
-        s3,
-        operation,
-        "metadata.endpointPrefix",
-        meta.path("endpointPrefix").asText(),
-        S3Rest.ENDPOINT_PREFIX,
-        out);
-    String signing =
-        meta.has("signingName")
-            ? meta.path("signingName").asText()
-            : meta.path("endpointPrefix").asText();
-    expect(s3, operation, "metadata.signingName", signing, S3Rest.SIGNING_NAME, out);
+    AwsJsonModelInspector.expect(
+        s3, operation, "metadata.protocol", meta.path("protocol"), "rest-xml", out);
+    AwsJsonModelInspector.identity(
+        s3, operation, S3Rest.SIGNING_NAME, S3Rest.ENDPOINT_PREFIX, S3Rest.SERVICE_ID, out);
     if (!s3.hasOperation(operation)) {
       out.add(violation(s3, operation, "", "is not an operation"));
       return out;
     }
     JsonNode http = s3.http(operation);
-    expect(
-        s3, operation, "http.method", http.path("method").asText(), request.method().name(), out);
+    AwsJsonModelInspector.expect(
+        s3, operation, "http.method", http.path("method"), request.method().name(), out);
     String inputName = s3.inputShape(operation);
     JsonNode input = inputName == null ? NODES.objectNode() : s3.shape(inputName);
     ObjectNode tree = NODES.objectNode();
@@ -244,19 +228,6 @@ public final class S3RestModelInspector implements S3RestInspector {
       case "integer", "long" -> NODES.numberNode(Long.parseLong(value));
       default -> NODES.textNode(value);
     };
-  }
-
-  private static void expect(
-      ServiceModel s3,
-      String operation,
-      String what,
-      String model,
-      String client,
-      List<ServiceModel.Violation> out) {
-    if (!model.equals(client)) {
-      out.add(
-          violation(s3, operation, what, "is '" + model + "', the client sends '" + client + "'"));
-    }
   }
 
   private static ServiceModel.Violation violation(
