@@ -1,6 +1,7 @@
 package io.gpufleet.cost;
 
 import io.gpufleet.core.aws.Ec2Xml;
+import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.lambda.SnapStartPriming;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.pricing.StaticPrices;
@@ -25,8 +26,9 @@ public final class CostPriming {
   private CostPriming() {}
 
   /**
-   * Registers the SnapStart hooks: before the snapshot, {@link #prime()} and the EC2 answer reader
-   * (every report reads EC2 answers: the snapshot holds the XML reader's classes).
+   * Registers the SnapStart hooks: before the snapshot, {@link #prime()}, the EC2 answer reader
+   * (every report reads EC2 answers: the snapshot holds the XML reader's classes) and the signing
+   * path of the S3 and EC2 calls ({@link S3Rest#prime()}: dummy keys, no network).
    */
   public static void register() {
     SnapStartPriming.register(
@@ -35,6 +37,7 @@ public final class CostPriming {
         () -> {
           prime();
           Ec2Xml.prime();
+          S3Rest.prime();
           PowertoolsMetricsAdapter.prime();
         });
   }
@@ -42,13 +45,16 @@ public final class CostPriming {
   /**
    * INIT's warm-up steps (see {@link io.gpufleet.core.lambda.InitWarmup}), beside the wiring: the
    * fixed-data report (Jackson 2, CSV, the HTML templates), logging, the EC2 answer reader (every
-   * report reads EC2 answers) and the metrics flush's EMF writer.
+   * report reads EC2 answers), the signing path every S3 and EC2 call takes (credentials chain,
+   * HTTP client, SigV4 with S3's payload hash; dummy keys, no network) and the metrics flush's EMF
+   * writer.
    */
   public static List<Runnable> warmup() {
     return List.of(
         CostPriming::prime,
         () -> LoggerFactory.getLogger(CostPriming.class),
         Ec2Xml::prime,
+        S3Rest::prime,
         PowertoolsMetricsAdapter::prime);
   }
 

@@ -5,6 +5,7 @@ import static io.gpufleet.cost.Fixtures.instance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.aws.S3BlobStoreAdapter;
+import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.BlobStorePort;
@@ -19,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,17 +33,14 @@ import software.amazon.awssdk.services.s3.S3Client;
 class ConcurrentSnapshotMotoTest {
   @RegisterExtension static final AwsEmulatorExtension AWS = new AwsEmulatorExtension();
   static final Instant T = Instant.parse("2026-11-30T10:40:00Z");
-  private static S3Client s3;
+  private static S3Rest s3;
 
   @BeforeAll
   static void clients() {
-    s3 = AWS.emulator().clients().build(S3Client.builder().forcePathStyle(true));
-    s3.createBucket(r -> r.bucket("cost-concurrency"));
-  }
-
-  @AfterAll
-  static void close() {
-    s3.close();
+    try (var sdk = AWS.emulator().clients().build(S3Client.builder().forcePathStyle(true))) {
+      sdk.createBucket(r -> r.bucket("cost-concurrency"));
+    }
+    s3 = S3Rest.from(AWS.emulator().clients());
   }
 
   /** The S3 store, holding the first snapshot read of its run until {@code release} opens. */

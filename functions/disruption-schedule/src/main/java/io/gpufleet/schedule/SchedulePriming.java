@@ -1,5 +1,6 @@
 package io.gpufleet.schedule;
 
+import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStartPriming;
 import io.gpufleet.schedule.model.ScheduleOutcome;
@@ -34,14 +35,29 @@ public final class SchedulePriming {
 
   private SchedulePriming() {}
 
-  /** Registers the SnapStart hooks: before the snapshot, {@link #prime()}. */
+  /**
+   * Registers the SnapStart hooks: before the snapshot, {@link #prime()} and the S3 client's
+   * signing path ({@link S3Rest#prime()}: an {@code s3://} policy is read on every tick).
+   */
   public static void register() {
-    SnapStartPriming.register(SchedulePriming.class, "read-only paths", SchedulePriming::prime);
+    SnapStartPriming.register(
+        SchedulePriming.class,
+        "read-only paths",
+        () -> {
+          prime();
+          S3Rest.prime();
+        });
   }
 
-  /** INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}). */
+  /**
+   * INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}): the
+   * read-only paths, logging, and the S3 client's signing path (no network, dummy keys).
+   */
   public static List<Runnable> warmup() {
-    return List.of(SchedulePriming::prime, () -> LoggerFactory.getLogger(SchedulePriming.class));
+    return List.of(
+        SchedulePriming::prime,
+        () -> LoggerFactory.getLogger(SchedulePriming.class),
+        S3Rest::prime);
   }
 
   public static void prime() {

@@ -1,5 +1,7 @@
 package io.gpufleet.preflight.aws;
 
+import io.gpufleet.core.aws.S3Rest;
+import io.gpufleet.core.aws.S3RestException;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.preflight.DedupeStorePort;
@@ -15,11 +17,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.function.Supplier;
-import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
-import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
-import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * The results bucket: full reports as JSON ({@code <prefix>reports/yyyy/MM/dd/<plan>-<time>.json}),
@@ -29,11 +26,11 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 public final class S3ReportAdapter implements ReportStorePort, DedupeStorePort, PlanLoaderPort {
   private static final DateTimeFormatter DAY =
       DateTimeFormatter.ofPattern("yyyy/MM/dd").withZone(ZoneOffset.UTC);
-  private final Supplier<S3Client> s3;
+  private final Supplier<S3Rest> s3;
   private final String bucket;
   private final String prefix;
 
-  public S3ReportAdapter(S3Client s3, String bucket, String prefix) {
+  public S3ReportAdapter(S3Rest s3, String bucket, String prefix) {
     this(() -> s3, bucket, prefix);
   }
 
@@ -41,7 +38,7 @@ public final class S3ReportAdapter implements ReportStorePort, DedupeStorePort, 
    * Over a client made on first use: a function with no results bucket reads S3 only for a plan
    * given as an {@code s3://} URI, so its cold start need not build an S3 client for nothing.
    */
-  public S3ReportAdapter(Supplier<S3Client> s3, String bucket, String prefix) {
+  public S3ReportAdapter(Supplier<S3Rest> s3, String bucket, String prefix) {
     this.s3 = s3;
     this.bucket = bucket;
     this.prefix = prefix;
@@ -60,9 +57,11 @@ public final class S3ReportAdapter implements ReportStorePort, DedupeStorePort, 
             + report.generatedAt().toString().replace(":", "")
             + ".json";
     s3.get()
-        .putObject(
-            r -> r.bucket(bucket).key(key).contentType("application/json"),
-            RequestBody.fromString(Json.writePretty(report), StandardCharsets.UTF_8));
+        .put(
+            bucket,
+            key,
+            Json.writePretty(report).getBytes(StandardCharsets.UTF_8),
+            "application/json");
     return Optional.of("s3://" + bucket + "/" + key);
   }
 
@@ -70,17 +69,16 @@ public final class S3ReportAdapter implements ReportStorePort, DedupeStorePort, 
   public boolean claim(String dedupeKey) {
     try {
       s3.get()
-          .putObject(
-              r ->
-                  r.bucket(bucket)
-                      .key(markerKey(dedupeKey))
-                      .ifNoneMatch("*")
-                      .contentType("text/plain"),
-              RequestBody.fromString(dedupeKey, StandardCharsets.UTF_8));
+          .put(
+              bucket,
+              markerKey(dedupeKey),
+              dedupeKey.getBytes(StandardCharsets.UTF_8),
+              "text/plain",
+              S3Rest.Condition.ifAbsent());
       return true;
-    } catch (S3Exception e) {
+    } catch (S3RestException e) {
       // 412: the marker exists; 409: a concurrent conditional write of the same key won
-      if (e.statusCode() == 412 || e.statusCode() == 409) {
+      if (e.conditionRefused()) {
         return false;
       }
       throw e;
@@ -89,7 +87,7 @@ public final class S3ReportAdapter implements ReportStorePort, DedupeStorePort, 
 
   @Override
   public void release(String dedupeKey) {
-    s3.get().deleteObject(r -> r.bucket(bucket).key(markerKey(dedupeKey)));
+    s3.get().delete(bucket, markerKey(dedupeKey));
   }
 
   String markerKey(String dedupeKey) {
@@ -106,9 +104,15 @@ public final class S3ReportAdapter implements ReportStorePort, DedupeStorePort, 
   public String read(String uri) {
     String[] parts = PreflightSettings.checkS3Uri(uri);
     try {
-      return s3.get().getObjectAsBytes(r -> r.bucket(parts[0]).key(parts[1])).asUtf8String();
-    } catch (NoSuchKeyException | NoSuchBucketException e) {
-      throw new ConfigException("plan " + uri + " does not exist");
+      return s3.get()
+          .get(parts[0], parts[1])
+          .map(S3Rest.Blob::text)
+          .orElseThrow(() -> new ConfigException("plan " + uri + " does not exist"));
+    } catch (S3RestException e) {
+      if (e.noSuchBucket()) {
+        throw new ConfigException("plan " + uri + " does not exist");
+      }
+      throw e;
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.gpufleet.preflight.wiring;
 
 import io.gpufleet.core.aws.Ec2Query;
+import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStartPriming;
@@ -33,8 +34,8 @@ final class PreflightPriming {
   /**
    * Registers the SnapStart hooks: before the snapshot, the read-only paths, the home region's
    * clients (no call), and what their first call loads (a request signed with dummy keys for a
-   * fixed date, an EC2 answer read): work the snapshot should hold rather than the first event
-   * after restore.
+   * fixed date, an EC2 answer read, an S3 PutObject signed as S3 wants it): work the snapshot
+   * should hold rather than the first event after restore.
    */
   static void register(PreflightWiring.Wired wired) {
     SnapStartPriming.register(
@@ -44,6 +45,7 @@ final class PreflightPriming {
           readOnlyPaths(wired.function().decoder());
           wired.primeClients().run();
           Ec2Query.prime();
+          S3Rest.prime();
           PowertoolsMetricsAdapter.prime();
         });
   }
@@ -71,14 +73,17 @@ final class PreflightPriming {
    * INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}): the paths
    * of the daily payload (an alarm's decoding shares the event classes), logging and the metrics
    * flush's EMF writer (the signer, HTTP client and EC2 answer reader are loaded beside the home
-   * region's clients, see {@link PreflightWiring}). The YAML reader is left to SnapStart priming:
-   * INIT without a snapshot is on the critical path, and a scheduled payload's plan is JSON.
+   * region's clients, see {@link PreflightWiring}), then S3's signing path (the dedupe claim, the
+   * report and an s3:// plan: a PutObject signed with dummy keys). The YAML reader is left to
+   * SnapStart priming: INIT without a snapshot is on the critical path, and a scheduled payload's
+   * plan is JSON.
    */
   static List<Runnable> warmup() {
     return List.of(
         () -> new EventDecoder().decode(ALARM.getBytes(StandardCharsets.UTF_8)),
         PreflightPriming::payloadPlan,
         () -> LoggerFactory.getLogger(PreflightHandler.class),
-        PowertoolsMetricsAdapter::prime);
+        PowertoolsMetricsAdapter::prime,
+        S3Rest::prime);
   }
 }

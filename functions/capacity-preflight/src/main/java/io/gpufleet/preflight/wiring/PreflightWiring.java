@@ -5,6 +5,7 @@ import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.aws.S3BlobStoreAdapter;
+import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.lambda.InitWarmup;
@@ -35,7 +36,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Builds the preflight function from the environment, once per Lambda init; and the shared wiring
@@ -154,7 +154,7 @@ public final class PreflightWiring {
               return true;
             });
     // built on first use: without a results bucket only an s3:// plan URI reads S3
-    Supplier<S3Client> s3 = once(() -> home.build(S3Client.builder()));
+    Supplier<S3Rest> s3 = once(() -> S3Rest.from(home));
     // On-Demand prices: Pricing API → memory → S3 cache (in the results bucket) → static table
     OnDemandPrices prices =
         pricing(

@@ -3,6 +3,7 @@ package io.gpufleet.preflight.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.pricing.OnDemandPrices;
 import io.gpufleet.preflight.NodePoolPort;
@@ -28,6 +29,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 class S3ReportAdapterMotoTest {
   @RegisterExtension static final AwsEmulatorExtension AWS = new AwsEmulatorExtension();
   static S3Client s3;
+  static S3Rest rest;
   static S3ReportAdapter objects;
   static final String BUCKET = "gpufleet-results-" + UUID.randomUUID().toString().substring(0, 8);
 
@@ -35,7 +37,8 @@ class S3ReportAdapterMotoTest {
   static void create() {
     s3 = AWS.emulator().clients().build(S3Client.builder().forcePathStyle(true));
     s3.createBucket(r -> r.bucket(BUCKET));
-    objects = new S3ReportAdapter(s3, BUCKET, "preflight/");
+    rest = S3Rest.from(AWS.emulator().clients());
+    objects = new S3ReportAdapter(rest, BUCKET, "preflight/");
   }
 
   @AfterAll
@@ -89,6 +92,10 @@ class S3ReportAdapterMotoTest {
     assertThatThrownBy(() -> objects.read("s3://" + BUCKET + "/plans/none.yaml"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("does not exist");
+    assertThatThrownBy(() -> objects.read("s3://" + BUCKET + "-gone/plans/p.yaml"))
+        .as("a bucket that is not there")
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("plan s3://" + BUCKET + "-gone/plans/p.yaml does not exist");
   }
 
   @Test
@@ -100,7 +107,7 @@ class S3ReportAdapterMotoTest {
             PreflightWiring.once(
                 () -> {
                   built.incrementAndGet();
-                  return s3;
+                  return rest;
                 }),
             "unused",
             "");

@@ -6,10 +6,10 @@ import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.aws.S3BlobStoreAdapter;
+import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
@@ -28,8 +28,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Builds the cost report service from the environment, once per Lambda init. {@code KUBE_API_URL}
@@ -101,12 +99,11 @@ public final class CostWiring {
     String bucket = env.required("REPORT_BUCKET");
     Clock clock = Clock.systemUTC();
     AwsClients aws = AwsClients.fromEnvironment();
-    // the S3 client is built beside the Kubernetes client: neither needs the other, and each is
-    // mostly class loading (the SDK's service metadata; fabric8 and its Jackson) on its own core
-    Supplier<S3Client> s3 = InitWarmup.beside("s3", () -> aws.build(S3Client.builder()));
+    // S3 through S3Rest (no SDK S3 client to build; its signing path is primed by CostPriming)
+    S3Rest s3 = S3Rest.from(aws);
     KubernetesClient kube =
         KubeClients.fromEnvironment(env, settings.clusterName(), () -> aws, clock);
-    BlobStorePort store = new S3BlobStoreAdapter(s3.get(), bucket, "");
+    BlobStorePort store = new S3BlobStoreAdapter(s3, bucket, "");
     var sinks = OutcomeSinks.fromEnvironment(env, () -> aws, EVENT_SOURCE);
     MetricsPort metrics = new PowertoolsMetricsAdapter();
     var reporter = CostReporting.reporter(metrics, sinks.publisher(), sinks.notifier());

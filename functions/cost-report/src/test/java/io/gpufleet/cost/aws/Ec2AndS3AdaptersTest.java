@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.aws.S3BlobStoreAdapter;
+import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.cost.model.Lifecycle;
 import io.gpufleet.sim.aws.AwsEmulatorExtension;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +25,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * The EC2 adapters (through the EC2 Query client, every request held to the EC2 model) and the S3
- * adapter against the AWS emulator (moto); instances are launched with the SDK's EC2 client.
+ * adapter (through S3Rest, held to the S3 model) against the AWS emulator (moto); instances are
+ * launched with the SDK's EC2 client, the bucket made and checked with the SDK's S3 client.
  */
 class Ec2AndS3AdaptersTest {
   @RegisterExtension static final AwsEmulatorExtension AWS = new AwsEmulatorExtension();
@@ -193,7 +195,7 @@ class Ec2AndS3AdaptersTest {
   @Test
   void shouldPutAndGetBlobsInS3() {
     s3.createBucket(r -> r.bucket("cost-reports"));
-    var store = new S3BlobStoreAdapter(s3, "cost-reports", "");
+    var store = new S3BlobStoreAdapter(S3Rest.from(AWS.emulator().clients()), "cost-reports", "");
 
     store.put(
         "reports/c/w/cost.json", "{\"a\":1}".getBytes(StandardCharsets.UTF_8), "application/json");

@@ -1,15 +1,16 @@
 package io.gpufleet.schedule.aws;
 
+import io.gpufleet.core.aws.S3Rest;
+import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.schedule.PolicySourcePort;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /** The policy in an S3 object. */
 public final class S3PolicyAdapter implements PolicySourcePort {
-  private final S3Client s3;
+  private final S3Rest s3;
   private final String bucket;
   private final String key;
 
-  public S3PolicyAdapter(S3Client s3, String bucket, String key) {
+  public S3PolicyAdapter(S3Rest s3, String bucket, String key) {
     this.s3 = s3;
     this.bucket = bucket;
     this.key = key;
@@ -17,7 +18,9 @@ public final class S3PolicyAdapter implements PolicySourcePort {
 
   @Override
   public String load() {
-    return s3.getObjectAsBytes(r -> r.bucket(bucket).key(key)).asUtf8String();
+    return s3.get(bucket, key)
+        .map(S3Rest.Blob::text)
+        .orElseThrow(() -> new ConfigException("policy " + name() + " does not exist"));
   }
 
   @Override

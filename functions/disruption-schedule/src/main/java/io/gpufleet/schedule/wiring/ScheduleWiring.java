@@ -3,6 +3,7 @@ package io.gpufleet.schedule.wiring;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.OutcomeSinks;
+import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.outcome.EventPublisherPort;
@@ -19,7 +20,6 @@ import io.gpufleet.schedule.k8s.ScheduleClusterAdapter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.function.Supplier;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.ssm.SsmClient;
 
 /**
@@ -57,7 +57,7 @@ public final class ScheduleWiring {
       String rest = spec.substring(5);
       int slash = rest.indexOf('/');
       return new S3PolicyAdapter(
-          aws.get().build(S3Client.builder()), rest.substring(0, slash), rest.substring(slash + 1));
+          S3Rest.from(aws.get()), rest.substring(0, slash), rest.substring(slash + 1));
     }
     if (spec.startsWith("file:")) {
       return PolicySourcePort.file(Path.of(spec.substring(5)));

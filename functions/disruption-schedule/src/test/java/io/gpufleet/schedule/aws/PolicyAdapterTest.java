@@ -3,6 +3,7 @@ package io.gpufleet.schedule.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.schedule.PolicySourcePort;
 import io.gpufleet.schedule.ScheduleSettings;
 import io.gpufleet.schedule.policy.PolicyParser;
@@ -16,7 +17,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.ssm.SsmClient;
 import software.amazon.awssdk.services.ssm.model.ParameterType;
 
-/** The policy read from an SSM parameter and from an S3 object through the real SDK clients. */
+/** The policy read from an SSM parameter (the SDK's client) and from an S3 object (S3Rest). */
 class PolicyAdapterTest {
   @RegisterExtension
   static final AwsEmulatorExtension AWS = AwsEmulatorExtension.forServices("ssm", "s3");
@@ -61,12 +62,23 @@ class PolicyAdapterTest {
     }
     PolicySourcePort source =
         new S3PolicyAdapter(
-            AWS.emulator().clients().build(S3Client.builder().forcePathStyle(true)),
-            "gpufleet-policies",
-            "prod/schedule.yaml");
+            S3Rest.from(AWS.emulator().clients()), "gpufleet-policies", "prod/schedule.yaml");
 
     assertThat(source.load()).isEqualTo(POLICY);
     assertThat(source.name()).isEqualTo("s3://gpufleet-policies/prod/schedule.yaml");
+  }
+
+  @Test
+  void shouldSayWhichS3PolicyIsMissing() {
+    try (var s3 = AWS.emulator().clients().build(S3Client.builder().forcePathStyle(true))) {
+      s3.createBucket(r -> r.bucket("gpufleet-policies-empty"));
+    }
+    PolicySourcePort source =
+        ScheduleWiring.policySource("s3://gpufleet-policies-empty/prod/none.yaml", clients());
+
+    assertThatThrownBy(source::load)
+        .isInstanceOf(io.gpufleet.core.config.ConfigException.class)
+        .hasMessage("policy s3://gpufleet-policies-empty/prod/none.yaml does not exist");
   }
 
   @Test

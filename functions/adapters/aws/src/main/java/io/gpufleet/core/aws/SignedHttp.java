@@ -212,24 +212,42 @@ public final class SignedHttp {
    * function's own chain still resolves the real credentials on its first call.
    */
   public static void prime() {
-    DefaultCredentialsProvider.builder().build().close();
-    UrlConnectionHttpClient.builder().build().close();
-    SdkHttpRequest request =
+    prime(
+        "ec2",
         SdkHttpRequest.builder()
             .method(SdkHttpMethod.POST)
             .uri(URI.create("https://ec2.us-east-1.amazonaws.com/"))
             .putHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
-            .build();
+            .build(),
+        "Action=DescribeRegions".getBytes(StandardCharsets.UTF_8),
+        r -> {});
+  }
+
+  /**
+   * {@link #prime()} with a service's own request, payload (null for none) and signer properties
+   * (S3's differ), so that the signer paths that service's first call takes are loaded too.
+   */
+  public static void prime(
+      String signingName,
+      SdkHttpRequest request,
+      byte[] payload,
+      Consumer<SignRequest.Builder<AwsCredentialsIdentity>> signing) {
+    DefaultCredentialsProvider.builder().build().close();
+    UrlConnectionHttpClient.builder().build().close();
     AwsV4HttpSigner.create()
         .sign(
-            r ->
-                r.identity(AwsBasicCredentials.create("AKIDPRIMINGONLY", "priming-only"))
-                    .request(request)
-                    .payload(ContentStreamProvider.fromUtf8String("Action=DescribeRegions"))
-                    .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
-                    .putProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME, "ec2")
-                    .putProperty(
-                        HttpSigner.SIGNING_CLOCK,
-                        Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC)));
+            r -> {
+              r.identity(AwsBasicCredentials.create("AKIDPRIMINGONLY", "priming-only"))
+                  .request(request)
+                  .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
+                  .putProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME, signingName)
+                  .putProperty(
+                      HttpSigner.SIGNING_CLOCK,
+                      Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC));
+              if (payload != null) {
+                r.payload(ContentStreamProvider.fromByteArray(payload));
+              }
+              signing.accept(r);
+            });
   }
 }

@@ -75,6 +75,11 @@ public final class ServiceModel {
     return model.path("operations").path(operation).path("input").path("shape").asText(null);
   }
 
+  /** The operation's HTTP binding ({@code method}, {@code requestUri}); missing when none. */
+  JsonNode http(String operation) {
+    return model.path("operations").path(operation).path("http");
+  }
+
   /** A shape of the model by name (a missing node when there is none). */
   JsonNode shape(String name) {
     return shapes.path(name);
