@@ -55,11 +55,14 @@ public final class S3RestModelInspector implements S3RestInspector {
       SdkHttpRequest request,
       byte[] body) {
     var out = new ArrayList<ServiceModel.Violation>();
-    JsonNode meta = s3.metadata();
-    AwsJsonModelInspector.expect(
-        s3, operation, "metadata.protocol", meta.path("protocol"), "rest-xml", out);
-    AwsJsonModelInspector.identity(
-        s3, operation, S3Rest.SIGNING_NAME, S3Rest.ENDPOINT_PREFIX, S3Rest.SERVICE_ID, out);
+    AwsJsonModelInspector.expectService(
+        s3,
+        operation,
+        "rest-xml",
+        S3Rest.SIGNING_NAME,
+        S3Rest.ENDPOINT_PREFIX,
+        S3Rest.SERVICE_ID,
+        out);
     if (!s3.hasOperation(operation)) {
       out.add(violation(s3, operation, "", "is not an operation"));
       return out;
