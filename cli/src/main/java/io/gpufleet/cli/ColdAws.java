@@ -3,6 +3,7 @@ package io.gpufleet.cli;
 import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.SimEks;
 import io.gpufleet.sim.aws.SimEventBridge;
+import io.gpufleet.sim.aws.SimSsm;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,11 +34,13 @@ final class ColdAws implements AutoCloseable {
           + " found with EKS DescribeCluster (stub, AWS_ENDPOINT_URL_EKS) -> the simulated API"
           + " server (http) with a CA, EKS token (SigV4-presigned STS); OUTCOME_EVENT_BUS="
           + BUS
-          + " (PutEvents to the stub, AWS_ENDPOINT_URL_EVENTBRIDGE); AWS_ACCESS_KEY_ID credentials;"
+          + " (PutEvents to the stub, AWS_ENDPOINT_URL_EVENTBRIDGE); the schedule's policy from SSM"
+          + " (GetParameter on the stub, SchedulePolicy's default); AWS_ACCESS_KEY_ID credentials;"
           + " no KUBE_API_URL";
 
   private final AwsStubServer stub = AwsStubServer.start();
   private final SimEventBridge events = SimEventBridge.serve(stub);
+  private final SimSsm ssm = SimSsm.serve(stub);
   private final Optional<String> caData;
 
   private ColdAws(Optional<String> caData) {
@@ -68,6 +71,15 @@ final class ColdAws implements AutoCloseable {
     env.put("AWS_ACCESS_KEY_ID", "AKIDBENCH");
     env.put("AWS_SECRET_ACCESS_KEY", "bench");
     return env;
+  }
+
+  /**
+   * A policy in the stub's SSM under {@code name}, as the template's default {@code SchedulePolicy}
+   * ({@code ssm:/gpufleet/disruption-schedule}) keeps it: the environment entries that read it.
+   */
+  Map<String, String> ssmPolicy(String name, String document) {
+    ssm.put(name, document);
+    return Map.of("SCHEDULE_POLICY", "ssm:" + name, "AWS_ENDPOINT_URL_SSM", endpoint());
   }
 
   /** The stub, to name as {@code AWS_ENDPOINT_URL} where nothing else serves AWS. */

@@ -303,8 +303,7 @@ final class ColdBench {
       throw new ConfigException("bench cold: needs " + policy + " and " + tick);
     }
     String payload = Files.readString(tick);
-    Path offHours = Files.createTempFile("gpufleet-cold-policy", ".yaml");
-    Files.writeString(offHours, offHoursToday(Files.readString(policy), java.time.Instant.now()));
+    String offHours = offHoursToday(Files.readString(policy), java.time.Instant.now());
     var clusters = new ArrayList<SimCluster>();
     return new Scenario() {
       @Override
@@ -314,7 +313,7 @@ final class ColdBench {
         DemoWorkloads.populate(cluster);
         Files.writeString(event, payload);
         var env = alone(aws, cluster);
-        env.put("SCHEDULE_POLICY", "file:" + offHours);
+        env.putAll(aws.ssmPolicy("/gpufleet/disruption-schedule", offHours));
         return env;
       }
 
@@ -332,11 +331,6 @@ final class ColdBench {
       @Override
       public void close() {
         clusters.forEach(SimCluster::close);
-        try {
-          Files.deleteIfExists(offHours);
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
       }
     };
   }

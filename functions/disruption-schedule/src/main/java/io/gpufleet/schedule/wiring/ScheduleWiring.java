@@ -2,6 +2,7 @@ package io.gpufleet.schedule.wiring;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
+import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.config.Settings;
@@ -20,7 +21,6 @@ import io.gpufleet.schedule.k8s.ScheduleClusterAdapter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.function.Supplier;
-import software.amazon.awssdk.services.ssm.SsmClient;
 
 /**
  * Builds the schedule service from the environment, once per Lambda init. {@code KUBE_API_URL}
@@ -51,7 +51,7 @@ public final class ScheduleWiring {
   /** ssm:/name, s3://bucket/key, file:/path, or the document itself. */
   public static PolicySourcePort policySource(String spec, Supplier<AwsClients> aws) {
     if (spec.startsWith("ssm:")) {
-      return new SsmPolicyAdapter(aws.get().build(SsmClient.builder()), spec.substring(4));
+      return new SsmPolicyAdapter(AwsJson.from(aws.get(), AwsJson.SSM), spec.substring(4));
     }
     if (spec.startsWith("s3://")) {
       String rest = spec.substring(5);

@@ -17,7 +17,10 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.ssm.SsmClient;
 import software.amazon.awssdk.services.ssm.model.ParameterType;
 
-/** The policy read from an SSM parameter (the SDK's client) and from an S3 object (S3Rest). */
+/**
+ * The policy read from an SSM parameter (AwsJson GetParameter) and from an S3 object (S3Rest), on
+ * moto; and from the bench's SSM stub, which must answer as moto does.
+ */
 class PolicyAdapterTest {
   @RegisterExtension
   static final AwsEmulatorExtension AWS = AwsEmulatorExtension.forServices("ssm", "s3");
@@ -84,7 +87,32 @@ class PolicyAdapterTest {
   @Test
   void shouldFailReadingAMissingParameter() {
     PolicySourcePort source = ScheduleWiring.policySource("ssm:/gpufleet/missing", clients());
-    assertThatThrownBy(source::load).hasMessageContaining("Parameter /gpufleet/missing not found");
+    assertThatThrownBy(source::load)
+        .isInstanceOf(io.gpufleet.core.config.ConfigException.class)
+        .hasMessageStartingWith("policy ssm:/gpufleet/missing does not exist")
+        .hasMessageContaining("Parameter /gpufleet/missing not found");
+  }
+
+  @Test
+  void shouldReadFromTheBenchStubAsFromMoto() {
+    try (var stub = io.gpufleet.sim.aws.AwsStubServer.start()) {
+      io.gpufleet.sim.aws.SimSsm.serve(stub).put("/gpufleet/disruption-schedule", POLICY);
+      var aws =
+          new io.gpufleet.core.aws.AwsClients(
+              software.amazon.awssdk.regions.Region.US_EAST_1,
+              software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                  software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("AKID", "s")),
+              java.util.Optional.of(stub.endpoint()));
+
+      assertThat(ScheduleWiring.policySource("ssm:/gpufleet/disruption-schedule", () -> aws).load())
+          .isEqualTo(POLICY);
+      assertThatThrownBy(
+              () -> ScheduleWiring.policySource("ssm:/gpufleet/missing", () -> aws).load())
+          .isInstanceOf(io.gpufleet.core.config.ConfigException.class)
+          .hasMessage(
+              "policy ssm:/gpufleet/missing does not exist (SSM: Parameter /gpufleet/missing not"
+                  + " found.)");
+    }
   }
 
   @Test

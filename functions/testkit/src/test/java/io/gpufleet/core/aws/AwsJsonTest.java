@@ -197,7 +197,8 @@ class AwsJsonTest {
               AwsJson.CLOUDWATCH,
               AwsJson.COST_EXPLORER,
               AwsJson.EVENTBRIDGE,
-              AwsJson.SECRETS_MANAGER)) {
+              AwsJson.SECRETS_MANAGER,
+              AwsJson.SSM)) {
         // an operation with no required input: only the metadata is judged
         String op =
             switch (service.serviceId()) {
@@ -206,6 +207,7 @@ class AwsJsonTest {
               case "CloudWatch" -> "ListDashboards";
               case "Cost Explorer" -> "GetCostCategories";
               case "EventBridge" -> "ListRules";
+              case "SSM" -> "DescribeParameters";
               default -> "ListSecrets";
             };
         var input = AwsJson.input();

@@ -60,6 +60,7 @@ public final class AwsJson {
       new Service("EventBridge", "events", "events", "AWSEvents", "1.1");
   public static final Service SECRETS_MANAGER =
       new Service("Secrets Manager", "secretsmanager", "secretsmanager", "secretsmanager", "1.1");
+  public static final Service SSM = new Service("SSM", "ssm", "ssm", "AmazonSSM", "1.1");
 
   /** Error codes meaning "slow down" or "try again" (with HTTP 5xx and no answer, retried). */
   static final Set<String> RETRYABLE =
