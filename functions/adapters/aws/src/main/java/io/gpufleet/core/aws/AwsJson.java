@@ -84,9 +84,7 @@ public final class AwsJson {
   public static final int DEFAULT_MAX_PAGES = 1000;
 
   private final Service service;
-  private final URI endpoint;
-  private final SignedHttp http;
-  private final AwsRetry retry;
+  private final ServiceWire wire;
 
   public AwsJson(
       Service service,
@@ -96,34 +94,25 @@ public final class AwsJson {
       SdkHttpClient http,
       AwsRetry retry) {
     this(
-        service, endpoint, new SignedHttp(region, service.signingName(), credentials, http), retry);
+        service, ServiceWire.of(endpoint, region, service.signingName(), credentials, http, retry));
   }
 
-  private AwsJson(Service service, URI endpoint, SignedHttp http, AwsRetry retry) {
+  private AwsJson(Service service, ServiceWire wire) {
     this.service = service;
-    this.endpoint = endpoint;
-    this.http = http;
-    this.retry = retry;
+    this.wire = wire;
   }
 
-  /**
-   * {@code service} in the region of {@code aws}, with its credentials and HTTP client; the
-   * endpoint is the override of {@code aws}, else {@code AWS_ENDPOINT_URL_<ID>} or {@code
-   * AWS_ENDPOINT_URL}, else the service's endpoint in the region's partition.
-   */
+  /** {@code service} for the clients {@code aws}: see {@link ServiceWire#from}. */
   public static AwsJson from(AwsClients aws, Service service) {
     return new AwsJson(
         service,
-        SignedHttp.endpoint(aws, service.endpointPrefix(), service.serviceId()),
-        aws.region(),
-        aws.credentials(),
-        aws.httpClient(),
-        AwsRetry.standard());
+        ServiceWire.from(
+            aws, service.endpointPrefix(), service.serviceId(), service.signingName()));
   }
 
   /** The same client with another retry policy. */
   public AwsJson withRetry(AwsRetry other) {
-    return new AwsJson(service, endpoint, http, other);
+    return new AwsJson(service, wire.withRetry(other));
   }
 
   public Service service() {
@@ -131,11 +120,11 @@ public final class AwsJson {
   }
 
   public URI endpoint() {
-    return endpoint;
+    return wire.endpoint();
   }
 
   public Region region() {
-    return http.region();
+    return wire.region();
   }
 
   /** A fresh, empty input object to fill. */
@@ -163,12 +152,13 @@ public final class AwsJson {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return retry.run(
-        () -> {
-          // every attempt is a request on the wire: each is shown to the inspectors
-          Inspectors.inspect(service, operation, input);
-          return post(operation, body);
-        });
+    return wire.retry()
+        .run(
+            () -> {
+              // every attempt is a request on the wire: each is shown to the inspectors
+              Inspectors.inspect(service, operation, input);
+              return post(operation, body);
+            });
   }
 
   /**
@@ -231,12 +221,12 @@ public final class AwsJson {
     SdkHttpRequest request =
         SdkHttpRequest.builder()
             .method(SdkHttpMethod.POST)
-            .uri(endpoint)
+            .uri(wire.endpoint())
             .putHeader("Content-Type", "application/x-amz-json-" + service.jsonVersion())
             .putHeader("X-Amz-Target", service.targetPrefix() + "." + operation)
             .putHeader("Content-Length", String.valueOf(body.length))
             .build();
-    return exchange(http, service.serviceId(), operation, request, body);
+    return exchange(wire.http(), service.serviceId(), operation, request, body);
   }
 
   /**

@@ -79,9 +79,7 @@ public final class AwsQuery {
   }
 
   private final Service service;
-  private final URI endpoint;
-  private final SignedHttp http;
-  private final AwsRetry retry;
+  private final ServiceWire wire;
 
   public AwsQuery(
       Service service,
@@ -90,24 +88,21 @@ public final class AwsQuery {
       AwsCredentialsProvider credentials,
       SdkHttpClient http,
       AwsRetry retry) {
-    this.service = service;
-    this.endpoint = endpoint;
-    this.http = new SignedHttp(region, service.signingName(), credentials, http);
-    this.retry = retry;
+    this(
+        service, ServiceWire.of(endpoint, region, service.signingName(), credentials, http, retry));
   }
 
-  /**
-   * {@code service} for the clients {@code aws}, at {@link SignedHttp#endpoint(AwsClients, String,
-   * String)}.
-   */
+  private AwsQuery(Service service, ServiceWire wire) {
+    this.service = service;
+    this.wire = wire;
+  }
+
+  /** {@code service} for the clients {@code aws}: see {@link ServiceWire#from}. */
   public static AwsQuery from(AwsClients aws, Service service) {
     return new AwsQuery(
         service,
-        SignedHttp.endpoint(aws, service.endpointPrefix(), service.serviceId()),
-        aws.region(),
-        aws.credentials(),
-        aws.httpClient(),
-        AwsRetry.standard());
+        ServiceWire.from(
+            aws, service.endpointPrefix(), service.serviceId(), service.signingName()));
   }
 
   public Service service() {
@@ -115,11 +110,11 @@ public final class AwsQuery {
   }
 
   public URI endpoint() {
-    return endpoint;
+    return wire.endpoint();
   }
 
   public Region region() {
-    return http.region();
+    return wire.region();
   }
 
   /** A request of this client's service. */
@@ -137,18 +132,19 @@ public final class AwsQuery {
           params.action() + " of " + params.service().serviceId() + " sent to " + service);
     }
     String form = params.form();
-    return retry.run(
-        () -> {
-          // every attempt is a request on the wire: each is shown to the inspectors
-          Inspectors.inspect(service, params.asMap());
-          return post(params.action(), form);
-        });
+    return wire.retry()
+        .run(
+            () -> {
+              // every attempt is a request on the wire: each is shown to the inspectors
+              Inspectors.inspect(service, params.asMap());
+              return post(params.action(), form);
+            });
   }
 
   private Ec2Xml post(String action, String form) {
     SignedHttp.Answer answer;
     try {
-      answer = http.postForm(endpoint, form);
+      answer = wire.http().postForm(wire.endpoint(), form);
     } catch (UncheckedIOException e) {
       throw error(action, 0, "TransportError", e.getCause().toString(), null, e);
     }

@@ -36,9 +36,7 @@ public final class AwsRestJson {
   private static final Pattern URI_MEMBER = Pattern.compile("\\{([A-Za-z0-9_]+)\\+?}");
 
   private final Service service;
-  private final URI endpoint;
-  private final SignedHttp http;
-  private final AwsRetry retry;
+  private final ServiceWire wire;
 
   public AwsRestJson(
       Service service,
@@ -47,29 +45,25 @@ public final class AwsRestJson {
       AwsCredentialsProvider credentials,
       SdkHttpClient http,
       AwsRetry retry) {
-    this.service = service;
-    this.endpoint = endpoint;
-    this.http = new SignedHttp(region, service.signingName(), credentials, http);
-    this.retry = retry;
+    this(
+        service, ServiceWire.of(endpoint, region, service.signingName(), credentials, http, retry));
   }
 
-  /**
-   * {@code service} in the region of {@code aws}, with its credentials and HTTP client; the
-   * endpoint is the override of {@code aws}, else {@code AWS_ENDPOINT_URL_<ID>} or {@code
-   * AWS_ENDPOINT_URL}, else the service's endpoint in the region's partition.
-   */
+  private AwsRestJson(Service service, ServiceWire wire) {
+    this.service = service;
+    this.wire = wire;
+  }
+
+  /** {@code service} for the clients {@code aws}: see {@link ServiceWire#from}. */
   public static AwsRestJson from(AwsClients aws, Service service) {
     return new AwsRestJson(
         service,
-        SignedHttp.endpoint(aws, service.endpointPrefix(), service.serviceId()),
-        aws.region(),
-        aws.credentials(),
-        aws.httpClient(),
-        AwsRetry.standard());
+        ServiceWire.from(
+            aws, service.endpointPrefix(), service.serviceId(), service.signingName()));
   }
 
   public URI endpoint() {
-    return endpoint;
+    return wire.endpoint();
   }
 
   /**
@@ -81,13 +75,14 @@ public final class AwsRestJson {
    */
   public JsonNode get(String operation, String requestUri, ObjectNode input) {
     String path = fill(requestUri, input);
-    URI uri = URI.create(endpoint.toString().replaceAll("/+$", "") + path);
+    URI uri = URI.create(wire.endpoint().toString().replaceAll("/+$", "") + path);
     SdkHttpRequest request = SdkHttpRequest.builder().method(SdkHttpMethod.GET).uri(uri).build();
-    return retry.run(
-        () -> {
-          Inspectors.inspect(service, operation, "GET", requestUri, input);
-          return AwsJson.exchange(http, service.serviceId(), operation, request, null);
-        });
+    return wire.retry()
+        .run(
+            () -> {
+              Inspectors.inspect(service, operation, "GET", requestUri, input);
+              return AwsJson.exchange(wire.http(), service.serviceId(), operation, request, null);
+            });
   }
 
   /** The request URI with each member's value percent-encoded (a greedy {@code {x+}} keeps '/'). */
