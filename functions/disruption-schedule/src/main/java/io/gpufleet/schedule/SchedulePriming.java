@@ -51,13 +51,19 @@ public final class SchedulePriming {
 
   /**
    * INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}): the
-   * read-only paths, logging, and the S3 client's signing path (no network, dummy keys).
+   * read-only paths, logging, and for an {@code s3://} policy ({@code SCHEDULE_POLICY} = {@code
+   * policySource}) the S3 client's signing path (no network, dummy keys). An {@code ssm:} policy
+   * (the template's default) goes through the same signer and HTTP client as the EKS lookup of the
+   * wiring, so priming S3's path for it would load classes no event uses.
    */
-  public static List<Runnable> warmup() {
-    return List.of(
-        SchedulePriming::prime,
-        () -> LoggerFactory.getLogger(SchedulePriming.class),
-        S3Rest::prime);
+  public static List<Runnable> warmup(String policySource) {
+    var steps =
+        new java.util.ArrayList<Runnable>(
+            List.of(SchedulePriming::prime, () -> LoggerFactory.getLogger(SchedulePriming.class)));
+    if (policySource != null && policySource.startsWith("s3://")) {
+      steps.add(S3Rest::prime);
+    }
+    return List.copyOf(steps);
   }
 
   public static void prime() {
