@@ -5,6 +5,7 @@ import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.lambda.LambdaEntry;
 import io.gpufleet.core.lambda.LambdaHandler;
 import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.schedule.SchedulePriming;
 import io.gpufleet.schedule.ScheduleService;
 import io.gpufleet.schedule.ScheduleTick;
@@ -32,12 +33,14 @@ public final class ScheduleHandler extends LambdaHandler {
 
   /**
    * INIT's second thread: {@link SchedulePriming#warmup}, then the Kubernetes model's Jackson 3
-   * classes (a run's list answers, apply bodies and Event), which the first tick otherwise loads on
-   * the calling thread after INIT while this thread would sit idle.
+   * classes (a run's list answers, apply bodies and Event) and the metrics flush's EMF classes,
+   * which the first tick otherwise loads on the calling thread after INIT while this thread would
+   * sit idle.
    */
   static List<Runnable> warmup(String policySource) {
     var steps = new ArrayList<Runnable>(SchedulePriming.warmup(policySource));
     steps.add(() -> ScheduleClusterAdapter.prime(new KubernetesSerialization()));
+    steps.add(PowertoolsMetricsAdapter::prime);
     return steps;
   }
 
