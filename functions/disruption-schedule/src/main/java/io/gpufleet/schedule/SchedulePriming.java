@@ -1,6 +1,7 @@
 package io.gpufleet.schedule;
 
 import io.gpufleet.core.aws.S3Rest;
+import io.gpufleet.core.aws.SignedHttp;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStartPriming;
 import io.gpufleet.schedule.model.ScheduleOutcome;
@@ -51,13 +52,17 @@ public final class SchedulePriming {
 
   /**
    * INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}): the
-   * read-only paths, logging, and the S3 client's signing path (no network, dummy keys).
+   * read-only paths, logging, and the signing path of the policy's reads (no network, dummy keys):
+   * S3's for an {@code s3://} policy ({@code SCHEDULE_POLICY} = {@code policySource}), otherwise
+   * the plain one ({@link SignedHttp#prime()}) that SSM, the template's default, and the EKS lookup
+   * take, without the S3 client's classes, which no event of such a deployment uses.
    */
-  public static List<Runnable> warmup() {
+  public static List<Runnable> warmup(String policySource) {
+    boolean s3 = policySource != null && policySource.startsWith("s3://");
     return List.of(
         SchedulePriming::prime,
         () -> LoggerFactory.getLogger(SchedulePriming.class),
-        S3Rest::prime);
+        s3 ? S3Rest::prime : SignedHttp::prime);
   }
 
   public static void prime() {

@@ -1,18 +1,25 @@
 package io.gpufleet.schedule.wiring;
 
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.lambda.LambdaEntry;
 import io.gpufleet.core.lambda.LambdaHandler;
 import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.schedule.SchedulePriming;
 import io.gpufleet.schedule.ScheduleService;
 import io.gpufleet.schedule.ScheduleTick;
+import io.gpufleet.schedule.k8s.ScheduleClusterAdapter;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Lambda entry: decode the scheduler tick, run the reconcile, answer with the outcome. */
 public final class ScheduleHandler extends LambdaHandler {
   public ScheduleHandler() {
     // read-only paths loaded at init beside the wiring (and again before a SnapStart snapshot)
-    this(InitWarmup.around(SchedulePriming.warmup(), ScheduleWiring::fromEnvironment));
+    this(
+        InitWarmup.around(
+            warmup(System.getenv("SCHEDULE_POLICY")), ScheduleWiring::fromEnvironment));
   }
 
   private ScheduleHandler(ScheduleWiring.Wired wired) {
@@ -22,6 +29,19 @@ public final class ScheduleHandler extends LambdaHandler {
 
   public ScheduleHandler(ScheduleService service, MetricsPort metrics) {
     super(entry(service, metrics));
+  }
+
+  /**
+   * INIT's second thread: {@link SchedulePriming#warmup}, then the Kubernetes model's Jackson 3
+   * classes (a run's list answers, apply bodies and Event) and the metrics flush's EMF classes,
+   * which the first tick otherwise loads on the calling thread after INIT while this thread would
+   * sit idle.
+   */
+  static List<Runnable> warmup(String policySource) {
+    var steps = new ArrayList<Runnable>(SchedulePriming.warmup(policySource));
+    steps.add(() -> ScheduleClusterAdapter.prime(new KubernetesSerialization()));
+    steps.add(PowertoolsMetricsAdapter::prime);
+    return steps;
   }
 
   static LambdaEntry<ScheduleTick.Decoded> entry(ScheduleService service, MetricsPort metrics) {
