@@ -95,6 +95,15 @@ final class ColdBench {
           pb.environment().remove("JAVA_TOOL_OPTIONS");
           pb.environment().put("AWS_REGION", "us-east-1");
           pb.environment().put("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "" + share.share().memoryMb());
+          // what Lambda's runtime sets for a function without SnapStart ($LATEST, on-demand): the
+          // EMF library, for one, detects Lambda by the function name and then writes metrics to
+          // stdout; without it, it falls back to its agent sink (TCP, a retry thread)
+          pb.environment().put("AWS_EXECUTION_ENV", "AWS_Lambda_java21");
+          pb.environment().put("AWS_LAMBDA_FUNCTION_NAME", "gpufleet-" + function);
+          pb.environment().put("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST");
+          pb.environment().put("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand");
+          pb.environment().put("AWS_LAMBDA_LOG_GROUP_NAME", "/aws/lambda/gpufleet-" + function);
+          pb.environment().put("AWS_LAMBDA_LOG_STREAM_NAME", "bench-cold-" + i);
           pb.environment().put("POWERTOOLS_LOG_LEVEL", "WARN");
           pb.environment().put("POWERTOOLS_SERVICE_NAME", function);
           pb.environment().put("POWERTOOLS_METRICS_NAMESPACE", "GpuFleetOps");
