@@ -1,10 +1,13 @@
 package io.gpufleet.cost;
 
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.aws.S3Rest;
+import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStartPriming;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.pricing.StaticPrices;
+import io.gpufleet.cost.k8s.CostClusterAdapter;
 import io.gpufleet.cost.model.Ec2Instance;
 import io.gpufleet.cost.model.InventorySnapshot;
 import io.gpufleet.cost.model.Lifecycle;
@@ -43,18 +46,21 @@ public final class CostPriming {
   }
 
   /**
-   * INIT's warm-up steps (see {@link io.gpufleet.core.lambda.InitWarmup}), beside the wiring: the
-   * fixed-data report (Jackson 2, CSV, the HTML templates), logging, the EC2 answer reader (every
-   * report reads EC2 answers), the signing path every S3 and EC2 call takes (credentials chain,
-   * HTTP client, SigV4 with S3's payload hash; dummy keys, no network) and the metrics flush's EMF
-   * writer.
+   * INIT's warm-up steps (see {@link io.gpufleet.core.lambda.InitWarmup}), beside the wiring, in
+   * the order the wiring and then the first event need them: the signing path every AWS call takes
+   * (credentials chain, HTTP client, SigV4 with S3's payload hash; dummy keys, no network), which
+   * the wiring's EKS DescribeCluster meets first; the Kubernetes client's JSON mapper (Jackson 3)
+   * and the untyped node and pod lists, which the wiring's client and then the first reads need;
+   * then what only the event needs: the fixed-data report (Jackson 2, the snapshot read back, CSV,
+   * the HTML templates), logging, the EC2 answer reader and the metrics flush's EMF writer.
    */
   public static List<Runnable> warmup() {
     return List.of(
+        S3Rest::prime,
+        () -> CostClusterAdapter.prime(new KubernetesSerialization()),
         CostPriming::prime,
         () -> LoggerFactory.getLogger(CostPriming.class),
         Ec2Xml::prime,
-        S3Rest::prime,
         PowertoolsMetricsAdapter::prime);
   }
 
@@ -93,6 +99,12 @@ public final class CostPriming {
                 new StaticPrices(),
                 new SpotPrices(List.of()),
                 List.of()));
+    // every run reads the stored snapshot back before merging: its deserializers too
+    try {
+      Json.MAPPER.readValue(Json.MAPPER.writeValueAsBytes(inv), InventorySnapshot.class);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
     ReportJson.json(report);
     ReportJson.csv(report);
     ReportHtml.html(report);
