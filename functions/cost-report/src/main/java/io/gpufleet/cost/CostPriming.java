@@ -1,13 +1,12 @@
 package io.gpufleet.cost;
 
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStartPriming;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.pricing.StaticPrices;
-import io.gpufleet.cost.k8s.CostClusterAdapter;
+import io.gpufleet.cost.model.CostReport;
 import io.gpufleet.cost.model.Ec2Instance;
 import io.gpufleet.cost.model.InventorySnapshot;
 import io.gpufleet.cost.model.Lifecycle;
@@ -46,67 +45,76 @@ public final class CostPriming {
   }
 
   /**
-   * INIT's warm-up steps (see {@link io.gpufleet.core.lambda.InitWarmup}), beside the wiring, in
-   * the order the wiring and then the first event need them: the signing path every AWS call takes
-   * (credentials chain, HTTP client, SigV4 with S3's payload hash; dummy keys, no network), which
-   * the wiring's EKS DescribeCluster meets first; the Kubernetes client's JSON mapper (Jackson 3)
-   * and the untyped node and pod lists, which the wiring's client and then the first reads need;
-   * then what only the event needs: the fixed-data report (Jackson 2, the snapshot read back, CSV,
-   * the HTML templates), logging, the EC2 answer reader and the metrics flush's EMF writer.
+   * INIT's report-only warm-up steps (see {@link io.gpufleet.core.lambda.InitWarmup}), after the
+   * wiring's own (see {@code CostHandler}): the fixed-data report (Jackson 2, the snapshot read
+   * back, CSV, the HTML templates), logging, the EC2 answer reader and the metrics flush's EMF
+   * writer.
    */
   public static List<Runnable> warmup() {
+    // the report's steps apart, so that a thread done with its own work first can take some
     return List.of(
-        S3Rest::prime,
-        () -> CostClusterAdapter.prime(new KubernetesSerialization()),
-        CostPriming::prime,
+        () -> ReportJson.json(report()),
+        CostPriming::primeSnapshot,
+        () -> ReportHtml.html(report()),
+        () -> ReportJson.csv(report()),
         () -> LoggerFactory.getLogger(CostPriming.class),
         Ec2Xml::prime,
         PowertoolsMetricsAdapter::prime);
   }
 
   public static void prime() {
-    Instant t = Instant.parse("2026-01-01T00:00:00Z");
-    var inv =
-        InventoryMerger.merge(
-            "prime",
-            "us-east-1",
-            t,
-            List.of(),
-            List.of(),
-            List.of(
-                new Ec2Instance(
-                    "i-0",
-                    "g6e.12xlarge",
-                    "us-east-1a",
-                    Lifecycle.ON_DEMAND,
-                    t.minus(Duration.ofHours(2)),
-                    "running",
-                    null,
-                    "prime",
-                    null)),
-            InventorySnapshot.empty("prime"),
-            Duration.ofDays(40));
-    var report =
-        ReportBuilder.build(
-            inv,
-            new ReportBuilder.Inputs(
-                "prime",
-                "us-east-1",
-                new ReportWindow("1h", t.minus(Duration.ofHours(1)), t),
-                t,
-                AllocationRule.GPU,
-                "team",
-                new StaticPrices(),
-                new SpotPrices(List.of()),
-                List.of()));
-    // every run reads the stored snapshot back before merging: its deserializers too
-    try {
-      Json.MAPPER.readValue(Json.MAPPER.writeValueAsBytes(inv), InventorySnapshot.class);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    primeSnapshot();
+    var report = report();
     ReportJson.json(report);
     ReportJson.csv(report);
     ReportHtml.html(report);
+  }
+
+  private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
+
+  private static InventorySnapshot inventory() {
+    return InventoryMerger.merge(
+        "prime",
+        "us-east-1",
+        T,
+        List.of(),
+        List.of(),
+        List.of(
+            new Ec2Instance(
+                "i-0",
+                "g6e.12xlarge",
+                "us-east-1a",
+                Lifecycle.ON_DEMAND,
+                T.minus(Duration.ofHours(2)),
+                "running",
+                null,
+                "prime",
+                null)),
+        InventorySnapshot.empty("prime"),
+        Duration.ofDays(40));
+  }
+
+  private static CostReport report() {
+    return ReportBuilder.build(
+        inventory(),
+        new ReportBuilder.Inputs(
+            "prime",
+            "us-east-1",
+            new ReportWindow("1h", T.minus(Duration.ofHours(1)), T),
+            T,
+            AllocationRule.GPU,
+            "team",
+            new StaticPrices(),
+            new SpotPrices(List.of()),
+            List.of()));
+  }
+
+  /** Every run reads the stored snapshot back before merging and writes the next: both ways. */
+  private static void primeSnapshot() {
+    try {
+      Json.MAPPER.readValue(Json.MAPPER.writeValueAsBytes(inventory()), InventorySnapshot.class);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 }

@@ -14,7 +14,7 @@ class CostPrimingTest {
   }
 
   @Test
-  void shouldRunEveryInitWarmupStepWithoutFailing() {
+  void shouldRunEveryReportWarmupStepWithoutFailing() {
     // InitWarmup ignores a failing step (the main path meets it again): a step broken for good
     // would only show as a slower cold start, so each must run cleanly here
     for (Runnable step : CostPriming.warmup()) {
