@@ -2,9 +2,11 @@ package io.gpufleet.cost;
 
 import io.gpufleet.core.aws.Ec2Xml;
 import io.gpufleet.core.aws.S3Rest;
+import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStartPriming;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.pricing.StaticPrices;
+import io.gpufleet.cost.model.CostReport;
 import io.gpufleet.cost.model.Ec2Instance;
 import io.gpufleet.cost.model.InventorySnapshot;
 import io.gpufleet.cost.model.Lifecycle;
@@ -43,58 +45,76 @@ public final class CostPriming {
   }
 
   /**
-   * INIT's warm-up steps (see {@link io.gpufleet.core.lambda.InitWarmup}), beside the wiring: the
-   * fixed-data report (Jackson 2, CSV, the HTML templates), logging, the EC2 answer reader (every
-   * report reads EC2 answers), the signing path every S3 and EC2 call takes (credentials chain,
-   * HTTP client, SigV4 with S3's payload hash; dummy keys, no network) and the metrics flush's EMF
+   * INIT's report-only warm-up steps (see {@link io.gpufleet.core.lambda.InitWarmup}), after the
+   * wiring's own (see {@code CostHandler}): the fixed-data report (Jackson 2, the snapshot read
+   * back, CSV, the HTML templates), logging, the EC2 answer reader and the metrics flush's EMF
    * writer.
    */
   public static List<Runnable> warmup() {
+    // the report's steps apart, so that a thread done with its own work first can take some
     return List.of(
-        CostPriming::prime,
+        () -> ReportJson.json(report()),
+        CostPriming::primeSnapshot,
+        () -> ReportHtml.html(report()),
+        () -> ReportJson.csv(report()),
         () -> LoggerFactory.getLogger(CostPriming.class),
         Ec2Xml::prime,
-        S3Rest::prime,
         PowertoolsMetricsAdapter::prime);
   }
 
   public static void prime() {
-    Instant t = Instant.parse("2026-01-01T00:00:00Z");
-    var inv =
-        InventoryMerger.merge(
-            "prime",
-            "us-east-1",
-            t,
-            List.of(),
-            List.of(),
-            List.of(
-                new Ec2Instance(
-                    "i-0",
-                    "g6e.12xlarge",
-                    "us-east-1a",
-                    Lifecycle.ON_DEMAND,
-                    t.minus(Duration.ofHours(2)),
-                    "running",
-                    null,
-                    "prime",
-                    null)),
-            InventorySnapshot.empty("prime"),
-            Duration.ofDays(40));
-    var report =
-        ReportBuilder.build(
-            inv,
-            new ReportBuilder.Inputs(
-                "prime",
-                "us-east-1",
-                new ReportWindow("1h", t.minus(Duration.ofHours(1)), t),
-                t,
-                AllocationRule.GPU,
-                "team",
-                new StaticPrices(),
-                new SpotPrices(List.of()),
-                List.of()));
+    primeSnapshot();
+    var report = report();
     ReportJson.json(report);
     ReportJson.csv(report);
     ReportHtml.html(report);
+  }
+
+  private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
+
+  private static InventorySnapshot inventory() {
+    return InventoryMerger.merge(
+        "prime",
+        "us-east-1",
+        T,
+        List.of(),
+        List.of(),
+        List.of(
+            new Ec2Instance(
+                "i-0",
+                "g6e.12xlarge",
+                "us-east-1a",
+                Lifecycle.ON_DEMAND,
+                T.minus(Duration.ofHours(2)),
+                "running",
+                null,
+                "prime",
+                null)),
+        InventorySnapshot.empty("prime"),
+        Duration.ofDays(40));
+  }
+
+  private static CostReport report() {
+    return ReportBuilder.build(
+        inventory(),
+        new ReportBuilder.Inputs(
+            "prime",
+            "us-east-1",
+            new ReportWindow("1h", T.minus(Duration.ofHours(1)), T),
+            T,
+            AllocationRule.GPU,
+            "team",
+            new StaticPrices(),
+            new SpotPrices(List.of()),
+            List.of()));
+  }
+
+  /** Every run reads the stored snapshot back before merging and writes the next: both ways. */
+  private static void primeSnapshot() {
+    try {
+      Json.MAPPER.readValue(Json.MAPPER.writeValueAsBytes(inventory()), InventorySnapshot.class);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 }

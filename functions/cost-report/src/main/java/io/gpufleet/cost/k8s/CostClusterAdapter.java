@@ -1,12 +1,14 @@
 package io.gpufleet.cost.k8s;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpufleet.cost.CostClusterPort;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
@@ -291,6 +293,45 @@ public final class CostClusterAdapter implements CostClusterPort {
         gpuResources,
         gpuLabels);
   }
+
+  /**
+   * Builds, without any request, what the first report's reads need from a client's JSON mapper:
+   * the untyped node and pod lists (Jackson 3, the Kubernetes model's metadata) and their mapping
+   * here. A throwaway mapper loads and compiles the classes on a warm-up thread. No network,
+   * credentials, tokens, randomness or clock.
+   */
+  public static void prime(KubernetesSerialization json) {
+    json.unmarshal(SAMPLE_NODES, GenericKubernetesResourceList.class)
+        .getItems()
+        .forEach(CostClusterAdapter::node);
+    json.unmarshal(SAMPLE_PODS, GenericKubernetesResourceList.class)
+        .getItems()
+        .forEach(p -> pod(p, "team"));
+  }
+
+  private static final String SAMPLE_NODES =
+      """
+      {"apiVersion":"v1","kind":"NodeList","metadata":{"resourceVersion":"1"},
+       "items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n","uid":"u",
+       "resourceVersion":"1","creationTimestamp":"1970-01-01T00:00:00Z",
+       "labels":{"node.kubernetes.io/instance-type":"g6e.12xlarge","nvidia.com/gpu.product":"L40S"},
+       "annotations":{"a":"b"},"managedFields":[{"manager":"m","operation":"Update",
+       "apiVersion":"v1","time":"1970-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{}}]},
+       "spec":{"providerID":"aws:///us-east-1a/i-0"},
+       "status":{"allocatable":{"cpu":"48","memory":"1Gi","nvidia.com/gpu":"4"}}}]}
+      """;
+
+  private static final String SAMPLE_PODS =
+      """
+      {"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"1","continue":""},
+       "items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"n","uid":"u",
+       "resourceVersion":"1","creationTimestamp":"1970-01-01T00:00:00Z","labels":{"team":"t"},
+       "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"r","uid":"u",
+       "controller":true,"blockOwnerDeletion":true}]},
+       "spec":{"nodeName":"n","containers":[{"name":"c","image":"i",
+       "resources":{"requests":{"cpu":"1","memory":"1Gi","nvidia.com/gpu":"1"}}}]},
+       "status":{"phase":"Running","startTime":"1970-01-01T00:00:00Z"}}]}
+      """;
 
   /** Null for pods that never ran (no start time) or are not bound (plain maps: see node). */
   static ClusterPod pod(GenericKubernetesResource p, String teamLabel) {

@@ -1,5 +1,7 @@
 package io.gpufleet.cost.wiring;
 
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.lambda.LambdaEntry;
 import io.gpufleet.core.lambda.LambdaHandler;
@@ -9,7 +11,10 @@ import io.gpufleet.cost.CostPriming;
 import io.gpufleet.cost.CostReportService;
 import io.gpufleet.cost.CostReporting;
 import io.gpufleet.cost.CostRequests;
+import io.gpufleet.cost.k8s.CostClusterAdapter;
 import io.gpufleet.cost.model.CostOutcome;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Lambda entry: decode the schedule's payload, run the service, answer with the outcome. A payload
@@ -17,7 +22,7 @@ import io.gpufleet.cost.model.CostOutcome;
  */
 public final class CostHandler extends LambdaHandler {
   public CostHandler() {
-    this(InitWarmup.around(CostPriming.warmup(), CostWiring::fromEnvironment));
+    this(InitWarmup.around(warmup(), CostWiring::fromEnvironment));
   }
 
   private CostHandler(CostWiring.Wired w) {
@@ -31,6 +36,21 @@ public final class CostHandler extends LambdaHandler {
       OutcomeReporter<CostReporting.Run> reporter,
       String cluster) {
     super(entry(service, metrics, reporter, cluster));
+  }
+
+  /**
+   * INIT's warm-up steps, in the order the wiring and then the first event need them: the signing
+   * path every AWS call takes (credentials chain, HTTP client, SigV4; dummy keys, no network),
+   * which the wiring's EKS DescribeCluster meets first; the Kubernetes client's JSON mapper
+   * (Jackson 3) with the untyped node and pod lists, which the wiring's client and then the first
+   * reads need; then the report's ({@link CostPriming#warmup()}).
+   */
+  static List<Runnable> warmup() {
+    var steps = new ArrayList<Runnable>();
+    steps.add(S3Rest::prime);
+    steps.add(() -> CostClusterAdapter.prime(new KubernetesSerialization()));
+    steps.addAll(CostPriming.warmup());
+    return steps;
   }
 
   static LambdaEntry<CostReportService.Request> entry(

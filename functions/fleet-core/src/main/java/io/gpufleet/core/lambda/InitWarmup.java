@@ -3,6 +3,7 @@ package io.gpufleet.core.lambda;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -10,7 +11,9 @@ import java.util.function.Supplier;
  * JSON mappers, read-only priming over fixed data) run on a second thread while the calling thread
  * builds the clients. Above about 1,769 MB a function has more than one vCPU, and a JVM's cold
  * start is mostly single-threaded class loading, so the second thread is nearly free time; below
- * it, the steps cost what they would cost on the first event anyway.
+ * it, the steps cost what they would cost on the first event anyway. A calling thread that is done
+ * with the wiring first takes the steps not started yet, so neither thread idles while the other
+ * has steps left.
  *
  * <p>Warm-up steps must do no network I/O and capture no credentials, tokens, randomness or wall
  * clock (they run before a SnapStart snapshot). Each is a head start only: a step that fails is
@@ -19,39 +22,55 @@ import java.util.function.Supplier;
  */
 public final class InitWarmup {
   private final Thread thread;
+  private final Runnable remaining;
 
-  private InitWarmup(Thread thread) {
+  private InitWarmup(Thread thread, Runnable remaining) {
     this.thread = thread;
+    this.remaining = remaining;
   }
 
-  /** Starts {@code steps}, in order, on one daemon thread. */
+  /**
+   * Starts {@code steps}, in order, on one daemon thread. A step is taken by one thread only: the
+   * warm-up thread, or a caller of {@link #help()} that finished its own work first.
+   */
   public static InitWarmup start(List<Runnable> steps) {
     var copy = List.copyOf(steps);
-    Thread t =
-        new Thread(
-            () -> {
-              for (Runnable step : copy) {
-                try {
-                  step.run();
-                } catch (RuntimeException | LinkageError ignored) {
-                  // a head start only: the main path meets (and reports) the same failure
-                }
-              }
-            },
-            "gpufleet-init-warmup");
+    var next = new AtomicInteger();
+    Runnable run =
+        () -> {
+          for (int i; (i = next.getAndIncrement()) < copy.size(); ) {
+            try {
+              copy.get(i).run();
+            } catch (RuntimeException | LinkageError ignored) {
+              // a head start only: the main path meets (and reports) the same failure
+            }
+          }
+        };
+    Thread t = new Thread(run, "gpufleet-init-warmup");
     t.setDaemon(true);
     t.start();
-    return new InitWarmup(t);
+    return new InitWarmup(t, run);
   }
 
-  /** Runs {@code main} on this thread with {@code steps} on a second one; returns when both end. */
+  /**
+   * Runs {@code main} on this thread with {@code steps} on a second one; when {@code main} is done
+   * first, this thread takes the steps not started yet rather than wait idle for them. Returns when
+   * all have ended.
+   */
   public static <T> T around(List<Runnable> steps, Supplier<T> main) {
     InitWarmup warmup = start(steps);
     try {
-      return main.get();
+      T value = main.get();
+      warmup.help();
+      return value;
     } finally {
       warmup.join();
     }
+  }
+
+  /** Runs, on this thread, the steps the warm-up thread has not started yet. */
+  public void help() {
+    remaining.run();
   }
 
   /**

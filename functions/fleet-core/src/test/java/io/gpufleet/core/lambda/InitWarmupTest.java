@@ -61,4 +61,45 @@ class InitWarmupTest {
     assertThat(result).isEqualTo("wired");
     assertThat(stepsRun).hasValue(2);
   }
+
+  @Test
+  void shouldTakeTheStepsNotStartedYetOnTheCallerOnceItsOwnWorkIsDone() throws Exception {
+    var firstStarted = new CountDownLatch(1);
+    var secondRan = new CountDownLatch(1);
+    var secondOn = new String[1];
+    var firstSawSecond = new boolean[1];
+    Runnable first =
+        () -> {
+          firstStarted.countDown();
+          try {
+            // the warm-up thread is held here until the second step has run elsewhere
+            firstSawSecond[0] = secondRan.await(10, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        };
+    Runnable second =
+        () -> {
+          secondOn[0] = Thread.currentThread().getName();
+          secondRan.countDown();
+        };
+    String caller = Thread.currentThread().getName();
+
+    // the caller's own work ends once the warm-up thread is inside the first step
+    String result =
+        InitWarmup.around(
+            java.util.List.of(first, second),
+            () -> {
+              try {
+                firstStarted.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return "wired";
+            });
+
+    assertThat(result).isEqualTo("wired");
+    assertThat(secondOn[0]).isEqualTo(caller);
+    assertThat(firstSawSecond[0]).isTrue();
+  }
 }
