@@ -66,7 +66,7 @@ final class BenchCommand implements Callable<Integer> {
       Map.of(
           "interruption-drain", 3008,
           "disruption-schedule", 3008,
-          "capacity-preflight", 1024,
+          "capacity-preflight", 2560,
           "cost-report", 1769);
 
   /** The share a bench gives its function: --memory MB, else the template's size. */
