@@ -24,7 +24,6 @@ import software.amazon.awssdk.http.auth.aws.signer.AwsV4FamilyHttpSigner;
 import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
 import software.amazon.awssdk.http.auth.spi.signer.HttpSigner;
 import software.amazon.awssdk.http.auth.spi.signer.SignRequest;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.identity.spi.AwsCredentialsIdentity;
 import software.amazon.awssdk.regions.Region;
 
@@ -206,10 +205,13 @@ public final class SignedHttp {
   }
 
   /**
-   * Init warm-up (no network, no real credentials): the SDK's credentials chain and URL-connection
-   * HTTP client built and closed unused, and a request signed with fixed dummy keys for a fixed
-   * date and thrown away, so that a function's first event does not load these classes. The
-   * function's own chain still resolves the real credentials on its first call.
+   * Init warm-up (no network, no real credentials): the SDK's credentials chain built and closed
+   * unused, and a request signed with fixed dummy keys for a fixed date and thrown away, so that a
+   * function's first event does not load these classes. The function's own chain still resolves the
+   * real credentials on its first call. No HTTP client is built here: a URL-connection client makes
+   * its TLS context (trust store included) when it is built, and every function's INIT builds its
+   * one real client anyway ({@link AwsClients}, for the EKS lookup); a throwaway one per prime was
+   * that work again each time.
    */
   public static void prime() {
     prime(
@@ -233,7 +235,6 @@ public final class SignedHttp {
       byte[] payload,
       Consumer<SignRequest.Builder<AwsCredentialsIdentity>> signing) {
     DefaultCredentialsProvider.builder().build().close();
-    UrlConnectionHttpClient.builder().build().close();
     AwsV4HttpSigner.create()
         .sign(
             r -> {
