@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.aws.AwsRetry;
+import io.gpufleet.core.aws.ServiceWire;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
@@ -83,11 +84,13 @@ class ColdAwsTest {
     var events =
         new AwsJson(
             AwsJson.EVENTBRIDGE,
-            URI.create(env.get("AWS_ENDPOINT_URL_EVENTBRIDGE")),
-            Region.US_EAST_1,
-            StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDBENCH", "bench")),
-            software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create(),
-            AwsRetry.standard());
+            ServiceWire.of(
+                URI.create(env.get("AWS_ENDPOINT_URL_EVENTBRIDGE")),
+                Region.US_EAST_1,
+                AwsJson.EVENTBRIDGE.signingName(),
+                StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDBENCH", "bench")),
+                software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create(),
+                AwsRetry.standard()));
     var good = AwsJson.input();
     good.putArray("Entries")
         .addObject()

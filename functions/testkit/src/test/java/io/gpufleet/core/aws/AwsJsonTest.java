@@ -67,12 +67,15 @@ class AwsJsonTest {
       pricing =
           new AwsJson(
               AwsJson.PRICING,
-              URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/"),
-              Region.US_EAST_1,
-              StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDTEST", "secret")),
-              UrlConnectionHttpClient.create(),
-              new AwsRetry(
-                  3, Duration.ofMillis(100), Duration.ofSeconds(20), sleeps::add, () -> 1.0));
+              ServiceWire.of(
+                  URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/"),
+                  Region.US_EAST_1,
+                  AwsJson.PRICING.signingName(),
+                  StaticCredentialsProvider.create(
+                      AwsBasicCredentials.create("AKIDTEST", "secret")),
+                  UrlConnectionHttpClient.create(),
+                  new AwsRetry(
+                      3, Duration.ofMillis(100), Duration.ofSeconds(20), sleeps::add, () -> 1.0)));
     }
 
     @AfterEach

@@ -28,11 +28,13 @@ class AwsQueryTest {
   final AwsQuery sns =
       new AwsQuery(
           AwsQuery.SNS,
-          URI.create("http://127.0.0.1:9/"),
-          Region.US_EAST_1,
-          StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDTEST", "secret")),
-          UrlConnectionHttpClient.create(),
-          AwsRetry.standard());
+          ServiceWire.of(
+              URI.create("http://127.0.0.1:9/"),
+              Region.US_EAST_1,
+              AwsQuery.SNS.signingName(),
+              StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDTEST", "secret")),
+              UrlConnectionHttpClient.create(),
+              AwsRetry.standard()));
 
   List<String> problems(AwsQuery.Service service, Map<String, String> form) {
     return AwsQueryModelInspector.validate(models, service, form).stream()

@@ -14,8 +14,6 @@ import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.function.Consumer;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.regions.Region;
@@ -86,18 +84,8 @@ public final class AwsJson {
   private final Service service;
   private final ServiceWire wire;
 
-  public AwsJson(
-      Service service,
-      URI endpoint,
-      Region region,
-      AwsCredentialsProvider credentials,
-      SdkHttpClient http,
-      AwsRetry retry) {
-    this(
-        service, ServiceWire.of(endpoint, region, service.signingName(), credentials, http, retry));
-  }
-
-  private AwsJson(Service service, ServiceWire wire) {
+  /** {@code service} over {@code wire} (its signing name is the service's). */
+  public AwsJson(Service service, ServiceWire wire) {
     this.service = service;
     this.wire = wire;
   }

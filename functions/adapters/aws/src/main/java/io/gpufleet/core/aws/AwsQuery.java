@@ -8,8 +8,6 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.Set;
 import javax.xml.stream.XMLStreamException;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.regions.Region;
 
 /**
@@ -81,18 +79,8 @@ public final class AwsQuery {
   private final Service service;
   private final ServiceWire wire;
 
-  public AwsQuery(
-      Service service,
-      URI endpoint,
-      Region region,
-      AwsCredentialsProvider credentials,
-      SdkHttpClient http,
-      AwsRetry retry) {
-    this(
-        service, ServiceWire.of(endpoint, region, service.signingName(), credentials, http, retry));
-  }
-
-  private AwsQuery(Service service, ServiceWire wire) {
+  /** {@code service} over {@code wire} (its signing name is the service's). */
+  public AwsQuery(Service service, ServiceWire wire) {
     this.service = service;
     this.wire = wire;
   }

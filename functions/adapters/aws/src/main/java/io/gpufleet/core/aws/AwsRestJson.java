@@ -9,11 +9,8 @@ import java.util.List;
 import java.util.ServiceLoader;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.http.SdkHttpRequest;
-import software.amazon.awssdk.regions.Region;
 
 /**
  * A small client for the GET operations of AWS's rest-json protocol (EKS DescribeCluster): the
@@ -38,18 +35,8 @@ public final class AwsRestJson {
   private final Service service;
   private final ServiceWire wire;
 
-  public AwsRestJson(
-      Service service,
-      URI endpoint,
-      Region region,
-      AwsCredentialsProvider credentials,
-      SdkHttpClient http,
-      AwsRetry retry) {
-    this(
-        service, ServiceWire.of(endpoint, region, service.signingName(), credentials, http, retry));
-  }
-
-  private AwsRestJson(Service service, ServiceWire wire) {
+  /** {@code service} over {@code wire} (its signing name is the service's). */
+  public AwsRestJson(Service service, ServiceWire wire) {
     this.service = service;
     this.wire = wire;
   }
