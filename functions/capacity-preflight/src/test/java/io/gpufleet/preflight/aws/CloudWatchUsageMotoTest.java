@@ -47,11 +47,14 @@ class CloudWatchUsageMotoTest {
             .put("MetricName", "ResourceCount")
             .put("Timestamp", at.getEpochSecond())
             .put("Value", vcpus);
+    // in the adapter's order: moto matches a query's dimensions to a metric's as an ordered list
+    // (CloudWatch does not), and Map.of's order changes from one JVM to the next
     var dimensions = datum.putArray("Dimensions");
-    for (var d :
-        Map.of("Service", "EC2", "Type", "Resource", "Resource", "vCPU", "Class", usageClass)
-            .entrySet()) {
-      dimensions.addObject().put("Name", d.getKey()).put("Value", d.getValue());
+    for (String[] d :
+        new String[][] {
+          {"Service", "EC2"}, {"Type", "Resource"}, {"Resource", "vCPU"}, {"Class", usageClass}
+        }) {
+      dimensions.addObject().put("Name", d[0]).put("Value", d[1]);
     }
     clients.cloudWatch(region).call("PutMetricData", input);
   }
