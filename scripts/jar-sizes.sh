@@ -2,7 +2,9 @@
 # Deployment jar sizes (issue 11: each Lambda jar <= 25 MiB). Prints one line per function and
 # exits 1 when a jar exceeds its limit: 25 MiB, or LIMIT_MIB_<MODULE> (dashes as underscores) where
 # one is set. Run after `mvn package` (scripts/test.sh does); the jars it measures are the shrunk
-# ones (build/lambda-shrink.pro).
+# ones (build/lambda-shrink.pro). Also checks each jar against its cold-start list
+# (functions/MODULE/cold-classes.txt, build/ColdJar.java): at most 5 % of the list may be missing
+# from the jar, and its entries must be stored.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LIMIT_MIB=25
@@ -23,6 +25,11 @@ for module in interruption-drain disruption-schedule cost-report capacity-prefli
     status=1
   else
     echo "jar-sizes: $module $mib MiB <= $limit MiB"
+  fi
+  # the cold-start list (build/ColdJar.java): present, not stale, its entries stored
+  if ! "${JAVA_HOME:+$JAVA_HOME/bin/}java" "$ROOT/build/ColdJar.java" --check "$jar" \
+    "$ROOT/functions/$module/cold-classes.txt" 5; then
+    status=1
   fi
 done
 exit "$status"

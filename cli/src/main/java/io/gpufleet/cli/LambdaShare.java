@@ -70,7 +70,10 @@ record LambdaShare(int memoryMb) {
     return Math.round(memoryMb * 1024 * 0.85);
   }
 
-  /** The JVM flags of a Lambda java21 environment of this size. */
+  /**
+   * The JVM flags of a Lambda java21 environment of this size running this project's functions: the
+   * runtime's own, then what template.yaml adds in JAVA_TOOL_OPTIONS (TemplateJvmFlagsTest).
+   */
   List<String> jvmFlags() {
     return List.of(
         "-XX:MaxHeapSize=" + maxHeapKib() + "k",
@@ -79,7 +82,10 @@ record LambdaShare(int memoryMb) {
         "-XX:+UseSerialGC",
         "-XX:+TieredCompilation",
         "-XX:TieredStopAtLevel=1",
-        "-Djava.net.preferIPv4Stack=true");
+        "-Djava.net.preferIPv4Stack=true",
+        // template.yaml's JAVA_TOOL_OPTIONS beyond the runtime's own (Lambda applies both)
+        "-Xmn96m",
+        "-XX:MetaspaceSize=64m");
   }
 
   /** What one invocation of {@code durationMs} costs: duration (rounded up to 1 ms) + request. */

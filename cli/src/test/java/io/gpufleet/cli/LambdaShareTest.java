@@ -54,7 +54,9 @@ class LambdaShareTest {
             "-XX:+UseSerialGC",
             "-XX:+TieredCompilation",
             "-XX:TieredStopAtLevel=1",
-            "-Djava.net.preferIPv4Stack=true");
+            "-Djava.net.preferIPv4Stack=true",
+            "-Xmn96m",
+            "-XX:MetaspaceSize=64m");
   }
 
   @Test

@@ -1,7 +1,7 @@
 package io.gpufleet.cost.wiring;
 
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpufleet.core.aws.S3Rest;
+import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.lambda.LambdaEntry;
 import io.gpufleet.core.lambda.LambdaHandler;
@@ -48,7 +48,7 @@ public final class CostHandler extends LambdaHandler {
   static List<Runnable> warmup() {
     var steps = new ArrayList<Runnable>();
     steps.add(S3Rest::prime);
-    steps.add(() -> CostClusterAdapter.prime(new KubernetesSerialization()));
+    steps.add(() -> CostClusterAdapter.prime(KubeClients.serialization()));
     steps.addAll(CostPriming.warmup());
     return steps;
   }

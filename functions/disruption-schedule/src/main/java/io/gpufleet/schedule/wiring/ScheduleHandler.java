@@ -1,6 +1,6 @@
 package io.gpufleet.schedule.wiring;
 
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.lambda.LambdaEntry;
 import io.gpufleet.core.lambda.LambdaHandler;
@@ -39,7 +39,7 @@ public final class ScheduleHandler extends LambdaHandler {
    */
   static List<Runnable> warmup(String policySource) {
     var steps = new ArrayList<Runnable>(SchedulePriming.warmup(policySource));
-    steps.add(() -> ScheduleClusterAdapter.prime(new KubernetesSerialization()));
+    steps.add(() -> ScheduleClusterAdapter.prime(KubeClients.serialization()));
     steps.add(PowertoolsMetricsAdapter::prime);
     return steps;
   }

@@ -94,7 +94,10 @@ public final class DrainClusterAdapter implements DrainClusterPort {
     prime(client.getKubernetesSerialization());
   }
 
-  /** The same on any mapper (a throwaway one loads and compiles the classes in parallel). */
+  /**
+   * The same on any mapper: the INIT warm-up thread runs it on the mapping every client shares
+   * ({@code KubeClients.serialization()}) while the main thread builds the client.
+   */
   public static void prime(KubernetesSerialization json) {
     GenericKubernetesResourceList pods =
         json.unmarshal(SAMPLE_PODS, GenericKubernetesResourceList.class);

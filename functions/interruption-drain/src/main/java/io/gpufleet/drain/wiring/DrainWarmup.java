@@ -1,7 +1,7 @@
 package io.gpufleet.drain.wiring;
 
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpufleet.core.aws.Ec2Query;
+import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.drain.k8s.DrainClusterAdapter;
 import java.util.List;
@@ -30,7 +30,7 @@ final class DrainWarmup {
     // the client it builds next logs, so it finds logging ready instead of building it
     return List.of(
         () -> LoggerFactory.getLogger(DrainHandler.class),
-        () -> DrainClusterAdapter.prime(new KubernetesSerialization()),
+        () -> DrainClusterAdapter.prime(KubeClients.serialization()),
         Ec2Query::prime,
         PowertoolsMetricsAdapter::prime);
   }

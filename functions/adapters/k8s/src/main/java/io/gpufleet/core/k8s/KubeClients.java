@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientImpl;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.AwsRestJson;
 import io.gpufleet.core.config.Settings;
@@ -30,6 +31,22 @@ import javax.net.ssl.SSLParameters;
  */
 public final class KubeClients {
   private KubeClients() {}
+
+  /**
+   * The one JSON mapping every client built here uses. A mapper builds its (de)serializers on first
+   * use of each type, per mapper: with one shared instance, what a function's INIT warm-up primes
+   * on its second thread is what the client reads its first answer with, instead of a throwaway
+   * mapper primed beside the client's own (fabric8's builder makes a fresh mapping per client
+   * unless given one). Thread-safe, and no client registers types on it.
+   */
+  public static KubernetesSerialization serialization() {
+    return SharedSerialization.INSTANCE;
+  }
+
+  /** Created on first use, by whichever thread gets there first (the other waits, not redoes). */
+  private static final class SharedSerialization {
+    static final KubernetesSerialization INSTANCE = new KubernetesSerialization();
+  }
 
   /**
    * The cluster client every function builds from its environment: {@code KUBE_API_URL} (with
@@ -109,6 +126,7 @@ public final class KubeClients {
     }
     return new KubernetesClientBuilder()
         .withConfig(config)
+        .withKubernetesSerialization(serialization())
         .withHttpClientFactory(new ClosingJdkHttpClientFactory())
         .withHttpClientBuilderConsumer(http)
         .build();
