@@ -79,18 +79,22 @@ final class TuneCommand implements Callable<Integer> {
       String durationField,
       String targetField,
       String targetLimitField,
+      String passField,
       boolean cold) {}
 
   static Plan plan(String function) {
     return switch (function) {
-      // the handler returns once the pods are gone: that is the billed duration
+      // the handler returns once the pods are gone: that is the billed duration. The size is
+      // judged on issue 15's deadline bar (evictions issued <= 1 s at 20 ms per request); the
+      // drain bench's own, stricter target (the physical limit) is reported beside it, not used
       case "interruption-drain" ->
           new Plan(
               "drain",
               List.of("--baseline=false"),
               "allGoneMs",
               "evictionsIssuedMs",
-              "targetEvictionsIssuedMs",
+              "deadlineTargetEvictionsIssuedMs",
+              "deadlinePass",
               true);
       case "disruption-schedule" ->
           new Plan(
@@ -99,10 +103,19 @@ final class TuneCommand implements Callable<Integer> {
               "firstRunMs",
               "firstRunMs",
               "targetFirstRunMs",
+              "pass",
               true);
       case "capacity-preflight" ->
-          new Plan("preflight", List.of("--baseline=false"), "wallMs", "wallMs", "targetMs", true);
-      case "cost-report" -> new Plan("cost", List.of(), "wallMs", "wallMs", "targetMs", true);
+          new Plan(
+              "preflight",
+              List.of("--baseline=false"),
+              "wallMs",
+              "wallMs",
+              "targetMs",
+              "pass",
+              true);
+      case "cost-report" ->
+          new Plan("cost", List.of(), "wallMs", "wallMs", "targetMs", "pass", true);
       default ->
           throw new ConfigException(
               "bench tune: unknown function '"
@@ -152,7 +165,7 @@ final class TuneCommand implements Callable<Integer> {
       }
       double warmMs = number(warm, plan.durationField());
       Long coldMs = cold == null ? null : (long) number(cold, "firstEventHandledMsMedian");
-      boolean warmMet = Boolean.TRUE.equals(warm.get("pass"));
+      boolean warmMet = Boolean.TRUE.equals(warm.get(plan.passField()));
       boolean coldMet = cold == null || Boolean.TRUE.equals(cold.get("pass"));
       boolean pass = warmMet && coldMet;
       @SuppressWarnings("unchecked")

@@ -42,4 +42,18 @@ class TuneCommandTest {
     assertThat(TuneCommand.sizes(null)).containsExactly(512, 1024, 1536, 1769, 2048, 3008);
     assertThat(TuneCommand.sizes("1024, 2048")).containsExactly(1024, 2048);
   }
+
+  @Test
+  void shouldJudgeTheDrainsSizeOnTheDeadlineBarNotThePhysicalLimit() {
+    var plan = TuneCommand.plan("interruption-drain");
+    assertThat(plan.passField()).isEqualTo("deadlinePass");
+    assertThat(plan.targetLimitField()).isEqualTo("deadlineTargetEvictionsIssuedMs");
+    assertThat(BenchCommand.DEADLINE_TARGET_MS).isEqualTo(1000);
+    // 270 ms of evictions at 20 ms per request: over the physical limit, within the deadline bar
+    Map<String, Object> figures =
+        Map.of("status", "DRAINED", "evicted", 110, "evictionsIssuedMs", 270);
+    assertThat(BenchCommand.drainPasses(figures, 110, BenchCommand.physicalLimitMs(20))).isFalse();
+    assertThat(BenchCommand.drainPasses(figures, 110, BenchCommand.DEADLINE_TARGET_MS)).isTrue();
+    assertThat(TuneCommand.plan("cost-report").passField()).isEqualTo("pass");
+  }
 }
