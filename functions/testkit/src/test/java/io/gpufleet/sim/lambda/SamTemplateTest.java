@@ -41,7 +41,7 @@ class SamTemplateTest {
   void shouldResolveParametersConditionsAndResources() {
     var f = TEMPLATE.function("CostReportFunction", STACK);
 
-    assertThat(f.memoryMb()).isEqualTo(1769);
+    assertThat(f.memoryMb()).isEqualTo(2560);
     assertThat(f.timeoutSeconds()).isEqualTo(900);
     assertThat(f.environment())
         .containsEntry("REPORT_BUCKET", "ops-cost-reports")
