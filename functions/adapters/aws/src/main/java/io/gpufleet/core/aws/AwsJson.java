@@ -38,12 +38,8 @@ public final class AwsJson {
       String endpointPrefix,
       String signingName,
       String targetPrefix,
-      String jsonVersion) {
-    /** The service id as {@code AWS_ENDPOINT_URL_<ID>} spells it. */
-    public String envId() {
-      return SignedHttp.envId(serviceId);
-    }
-  }
+      String jsonVersion)
+      implements ServiceWire.Named {}
 
   public static final Service PRICING =
       new Service("Pricing", "api.pricing", "pricing", "AWSPriceListService", "1.1");
@@ -92,10 +88,7 @@ public final class AwsJson {
 
   /** {@code service} for the clients {@code aws}: see {@link ServiceWire#from}. */
   public static AwsJson from(AwsClients aws, Service service) {
-    return new AwsJson(
-        service,
-        ServiceWire.from(
-            aws, service.endpointPrefix(), service.serviceId(), service.signingName()));
+    return new AwsJson(service, ServiceWire.from(aws, service));
   }
 
   /** The same client with another retry policy. */

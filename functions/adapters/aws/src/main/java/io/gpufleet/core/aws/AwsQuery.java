@@ -27,12 +27,8 @@ import software.amazon.awssdk.regions.Region;
 public final class AwsQuery {
   /** What a query-protocol service is called on the wire (botocore's service metadata). */
   public record Service(
-      String serviceId, String endpointPrefix, String signingName, String apiVersion) {
-    /** The service id as {@code AWS_ENDPOINT_URL_<ID>} spells it. */
-    public String envId() {
-      return SignedHttp.envId(serviceId);
-    }
-  }
+      String serviceId, String endpointPrefix, String signingName, String apiVersion)
+      implements ServiceWire.Named {}
 
   public static final Service SNS = new Service("SNS", "sns", "sns", "2010-03-31");
 
@@ -87,10 +83,7 @@ public final class AwsQuery {
 
   /** {@code service} for the clients {@code aws}: see {@link ServiceWire#from}. */
   public static AwsQuery from(AwsClients aws, Service service) {
-    return new AwsQuery(
-        service,
-        ServiceWire.from(
-            aws, service.endpointPrefix(), service.serviceId(), service.signingName()));
+    return new AwsQuery(service, ServiceWire.from(aws, service));
   }
 
   public Service service() {

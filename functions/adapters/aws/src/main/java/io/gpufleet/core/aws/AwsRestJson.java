@@ -21,12 +21,8 @@ import software.amazon.awssdk.http.SdkHttpRequest;
  */
 public final class AwsRestJson {
   /** What a rest-json service is called on the wire (botocore's service metadata). */
-  public record Service(String serviceId, String endpointPrefix, String signingName) {
-    /** The service id as {@code AWS_ENDPOINT_URL_<ID>} spells it. */
-    public String envId() {
-      return SignedHttp.envId(serviceId);
-    }
-  }
+  public record Service(String serviceId, String endpointPrefix, String signingName)
+      implements ServiceWire.Named {}
 
   public static final Service EKS = new Service("EKS", "eks", "eks");
 
@@ -43,10 +39,7 @@ public final class AwsRestJson {
 
   /** {@code service} for the clients {@code aws}: see {@link ServiceWire#from}. */
   public static AwsRestJson from(AwsClients aws, Service service) {
-    return new AwsRestJson(
-        service,
-        ServiceWire.from(
-            aws, service.endpointPrefix(), service.serviceId(), service.signingName()));
+    return new AwsRestJson(service, ServiceWire.from(aws, service));
   }
 
   public URI endpoint() {

@@ -11,6 +11,20 @@ import software.amazon.awssdk.regions.Region;
  * credentials, HTTP client) and the retry policy.
  */
 public record ServiceWire(URI endpoint, SignedHttp http, AwsRetry retry) {
+  /** What a service is called on the wire (botocore's service metadata), whatever its protocol. */
+  public interface Named {
+    String serviceId();
+
+    String endpointPrefix();
+
+    String signingName();
+
+    /** The service id as {@code AWS_ENDPOINT_URL_<ID>} spells it. */
+    default String envId() {
+      return SignedHttp.envId(serviceId());
+    }
+  }
+
   /** Explicit parts (tests, scripted servers). */
   public static ServiceWire of(
       URI endpoint,
@@ -27,12 +41,11 @@ public record ServiceWire(URI endpoint, SignedHttp http, AwsRetry retry) {
    * retry; the endpoint is the override of {@code aws}, else {@code AWS_ENDPOINT_URL_<ID>} or
    * {@code AWS_ENDPOINT_URL}, else the service's endpoint in the region's partition.
    */
-  public static ServiceWire from(
-      AwsClients aws, String endpointPrefix, String serviceId, String signingName) {
+  public static ServiceWire from(AwsClients aws, Named service) {
     return of(
-        SignedHttp.endpoint(aws, endpointPrefix, serviceId),
+        SignedHttp.endpoint(aws, service.endpointPrefix(), service.serviceId()),
         aws.region(),
-        signingName,
+        service.signingName(),
         aws.credentials(),
         aws.httpClient(),
         AwsRetry.standard());
