@@ -296,8 +296,8 @@ public final class CostClusterAdapter implements CostClusterPort {
 
   /**
    * Builds, without any request, what the first report's reads need from a client's JSON mapper:
-   * the untyped node and pod lists (Jackson 3, the Kubernetes model's metadata) and their mapping
-   * here. The INIT warm-up thread runs it on the mapping every client shares ({@code
+   * the untyped node and pod lists (the Kubernetes model's metadata) and their mapping here. The
+   * INIT warm-up thread runs it on the mapping every client shares ({@code
    * KubeClients.serialization()}), so the first report reads with it ready. No network,
    * credentials, tokens, randomness or clock.
    */

@@ -41,9 +41,9 @@ public final class CostHandler extends LambdaHandler {
   /**
    * INIT's warm-up steps, in the order the wiring and then the first event need them: the signing
    * path every AWS call takes (credentials chain, HTTP client, SigV4; dummy keys, no network),
-   * which the wiring's EKS DescribeCluster meets first; the Kubernetes client's JSON mapper
-   * (Jackson 3) with the untyped node and pod lists, which the wiring's client and then the first
-   * reads need; then the report's ({@link CostPriming#warmup()}).
+   * which the wiring's EKS DescribeCluster meets first; the Kubernetes client's JSON mapper with
+   * the untyped node and pod lists, which the wiring's client and then the first reads need; then
+   * the report's ({@link CostPriming#warmup()}).
    */
   static List<Runnable> warmup() {
     var steps = new ArrayList<Runnable>();

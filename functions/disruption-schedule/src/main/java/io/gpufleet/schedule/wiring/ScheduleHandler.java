@@ -32,7 +32,7 @@ public final class ScheduleHandler extends LambdaHandler {
   }
 
   /**
-   * INIT's second thread: {@link SchedulePriming#warmup}, then the Kubernetes model's Jackson 3
+   * INIT's second thread: {@link SchedulePriming#warmup}, then the Kubernetes model's Jackson
    * classes (a run's list answers, apply bodies and Event) and the metrics flush's EMF classes,
    * which the first tick otherwise loads on the calling thread after INIT while this thread would
    * sit idle.

@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Init work that does not depend on the cluster client, run on a second thread while the main
- * thread primes the Jackson 2 paths and builds the client: logging first, then the Jackson 3
+ * thread primes this project's JSON paths and builds the client: logging first, then the Jackson
  * classes of the Kubernetes model, then the classes of the first EC2 call (the instance lookup:
  * credentials chain, HTTP client, SigV4 signing, the XML answer), which used to load on the first
  * event while this thread sat idle), last the metrics flush's EMF classes (the end of every
@@ -22,7 +22,7 @@ final class DrainWarmup {
   private DrainWarmup() {}
 
   /**
-   * The steps, in order: logging, the Kubernetes model's Jackson 3 classes, the EC2 call's, the EMF
+   * The steps, in order: logging, the Kubernetes model's Jackson classes, the EC2 call's, the EMF
    * flush's.
    */
   static List<Runnable> steps() {
