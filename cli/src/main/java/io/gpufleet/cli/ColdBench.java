@@ -79,6 +79,7 @@ final class ColdBench {
         try {
           var env = scenario.prepare(i, event);
           var rest = new ArrayList<String>(diagnosticOptions(i));
+          rest.addAll(aws.tls().functionJvmOptions());
           rest.addAll(List.of("-jar", jar.toString(), event.toString()));
           var cmd = share.java(rest);
           var pb =
@@ -257,7 +258,7 @@ final class ColdBench {
    * error, never real AWS.
    */
   private static Map<String, String> alone(ColdAws aws, SimCluster cluster) {
-    var env = aws.environment(cluster.url());
+    var env = aws.environment(cluster);
     env.put("AWS_ENDPOINT_URL", aws.endpoint());
     return env;
   }
@@ -270,7 +271,7 @@ final class ColdBench {
   /** A Spot warning for a 10-pod node of the simulated cluster. */
   private static Scenario drain(ColdAws aws) {
     var time = SimTime.realTime();
-    var cluster = SimCluster.start(time);
+    var cluster = SimCluster.startHttps(time);
     return new Scenario() {
       @Override
       public Map<String, String> prepare(int n, Path event) throws IOException {
@@ -317,7 +318,7 @@ final class ColdBench {
     return new Scenario() {
       @Override
       public Map<String, String> prepare(int n, Path event) throws IOException {
-        var cluster = SimCluster.start(SimTime.realTime());
+        var cluster = SimCluster.startHttps(SimTime.realTime());
         clusters.add(cluster);
         DemoWorkloads.populate(cluster);
         Files.writeString(event, payload);
@@ -374,7 +375,7 @@ final class ColdBench {
     JsonNode payload = Json.MAPPER.readTree(Files.readAllBytes(file));
     var regions = new ArrayList<String>();
     payload.path("plan").path("regions").forEach(r -> regions.add(r.asText()));
-    var stub = AwsStubServer.start();
+    var stub = AwsStubServer.startHttps(aws.tls().serverContext());
     new SimCapacityAccount(stub)
         .install()
         .seedDemo(regions.isEmpty() ? Regions.DEFAULT_ENABLED : regions);

@@ -86,22 +86,32 @@ final class CostColdScenario implements ColdBench.Scenario {
     try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
-    URI endpoint = URI.create("http://127.0.0.1:" + port);
+    URI endpoint = URI.create("https://localhost:" + port);
     Path log = Files.createTempFile("gpufleet-bench-moto", ".log");
     Process moto =
-        new ProcessBuilder(binary.toString(), "-H", "127.0.0.1", "-p", Integer.toString(port))
+        new ProcessBuilder(
+                binary.toString(),
+                "-H",
+                "127.0.0.1",
+                "-p",
+                Integer.toString(port),
+                "--ssl-cert",
+                aws.tls().certificatePem().toString(),
+                "--ssl-key",
+                aws.tls().privateKeyPem().toString())
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();
     try {
-      awaitReady(moto, endpoint, log);
+      awaitReady(moto, endpoint, log, aws.tls());
       err.println("bench cold: moto_server on " + endpoint + " (EC2, S3)");
       var motoClients =
           new AwsClients(
               Region.US_EAST_1,
               StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDBENCH", "bench")),
-              Optional.of(endpoint));
-      var cluster = SimCluster.start(SimTime.realTime());
+              Optional.of(endpoint),
+              aws.tls().benchHttpClient());
+      var cluster = SimCluster.startHttps(SimTime.realTime());
       try (S3Client s3 = motoClients.build(S3Client.builder().forcePathStyle(true));
           Ec2Client ec2 = motoClients.build(Ec2Client.builder())) {
         s3.createBucket(b -> b.bucket(BUCKET));
@@ -165,7 +175,7 @@ final class CostColdScenario implements ColdBench.Scenario {
         cluster.close();
         throw e;
       }
-      var stub = AwsStubServer.start();
+      var stub = AwsStubServer.startHttps(aws.tls().serverContext());
       var prices =
           new PricingStub()
               .withDecoys()
@@ -184,8 +194,13 @@ final class CostColdScenario implements ColdBench.Scenario {
   }
 
   /** Polls moto's own API until it answers (bounded), or fails with its log. */
-  private static void awaitReady(Process moto, URI endpoint, Path log) throws IOException {
-    var http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  private static void awaitReady(Process moto, URI endpoint, Path log, BenchTls tls)
+      throws IOException {
+    var http =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(1))
+            .sslContext(tls.benchClientContext())
+            .build();
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (System.nanoTime() < deadline) {
       if (!moto.isAlive()) {
@@ -230,7 +245,7 @@ final class CostColdScenario implements ColdBench.Scenario {
   @Override
   public Map<String, String> prepare(int n, Path event) throws IOException {
     Files.writeString(event, payload);
-    var env = aws.environment(cluster.url());
+    var env = aws.environment(cluster);
     env.put("REPORT_BUCKET", BUCKET);
     env.put("AWS_ENDPOINT_URL", motoEndpoint.toString());
     env.put("AWS_ENDPOINT_URL_PRICING", pricing.endpoint().toString());

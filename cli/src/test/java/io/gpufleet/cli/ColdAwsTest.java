@@ -1,6 +1,7 @@
 package io.gpufleet.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.AwsJson;
@@ -29,7 +30,7 @@ import software.amazon.awssdk.regions.Region;
  */
 class ColdAwsTest {
   private final ColdAws aws = ColdAws.start();
-  private final SimCluster cluster = SimCluster.start(SimTime.realTime());
+  private final SimCluster cluster = SimCluster.startHttps(SimTime.realTime());
 
   @AfterEach
   void stop() {
@@ -41,7 +42,8 @@ class ColdAwsTest {
     return new AwsClients(
         Region.US_EAST_1,
         StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDBENCH", "bench")),
-        Optional.of(URI.create(endpoint)));
+        Optional.of(URI.create(endpoint)),
+        aws.tls().benchHttpClient());
   }
 
   @Test
@@ -50,7 +52,7 @@ class ColdAwsTest {
         SimCluster.gpuNode(
             "n1", "i-0123456789abcdef0", "us-east-1a", "g5.xlarge", "spot", "gpu", null, 1));
 
-    var env = aws.environment(cluster.url());
+    var env = aws.environment(cluster);
 
     assertThat(env)
         .doesNotContainKey("KUBE_API_URL")
@@ -73,7 +75,9 @@ class ColdAwsTest {
                   .generateCertificate(
                       new ByteArrayInputStream(
                           Base64.getDecoder().decode(kube.getConfiguration().getCaCertData())));
-      assertThat(ca.getBasicConstraints()).isGreaterThanOrEqualTo(0); // a CA
+      // the API server's own certificate, trusted as the cluster CA: the list above went over TLS
+      assertThat(kube.getMasterUrl().getProtocol()).isEqualTo("https");
+      assertThat(ca.getSubjectX500Principal().getName()).contains("CN=localhost");
     }
     assertThat(aws.describeClusterCalls()).isEqualTo(1);
   }
@@ -89,7 +93,7 @@ class ColdAwsTest {
                 Region.US_EAST_1,
                 AwsJson.EVENTBRIDGE.signingName(),
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDBENCH", "bench")),
-                software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create(),
+                aws.tls().benchHttpClient(),
                 AwsRetry.standard()));
     var good = AwsJson.input();
     good.putArray("Entries")
@@ -110,5 +114,40 @@ class ColdAwsTest {
     assertThat(events.call("PutEvents", otherBus).path("Entries").get(0).path("ErrorCode").asText())
         .isEqualTo("NotFoundException");
     assertThat(aws.outcomeEvents()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldServeAwsOverHttpsThatOnlyTheBenchTrustStoreLetsIn() throws Exception {
+    var env = aws.environment();
+    URI bus = URI.create(env.get("AWS_ENDPOINT_URL_EVENTBRIDGE"));
+    assertThat(bus.getScheme()).isEqualTo("https");
+    var plain = java.net.http.HttpClient.newHttpClient();
+    var request = java.net.http.HttpRequest.newBuilder(bus).build();
+
+    assertThatThrownBy(
+            () -> plain.send(request, java.net.http.HttpResponse.BodyHandlers.discarding()))
+        .isInstanceOf(javax.net.ssl.SSLHandshakeException.class);
+    assertThat(aws.tls().functionJvmOptions())
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o).startsWith("-Djavax.net.ssl.trustStore=");
+              var store = java.security.KeyStore.getInstance("PKCS12");
+              try (var in =
+                  java.nio.file.Files.newInputStream(
+                      java.nio.file.Path.of(o.substring(o.indexOf('=') + 1)))) {
+                store.load(in, null);
+              }
+              var cacerts = java.security.KeyStore.getInstance("PKCS12");
+              try (var in =
+                  java.nio.file.Files.newInputStream(
+                      java.nio.file.Path.of(
+                          System.getProperty("java.home"), "lib", "security", "cacerts"))) {
+                cacerts.load(in, null);
+              }
+              // the JDK's roots plus the stubs' certificate, nothing dropped
+              assertThat(store.size()).isEqualTo(cacerts.size() + 1);
+              assertThat(store.getCertificate("gpufleet-bench")).isNotNull();
+            });
   }
 }

@@ -74,18 +74,49 @@ public final class SimCluster implements AutoCloseable {
     }
   }
 
-  private SimCluster(TimeSource time) {
+  private final MockWebServer web;
+
+  private SimCluster(TimeSource time, boolean https) {
     this.time = time;
     this.dispatcher = new SimDispatcher(this);
-    this.server =
-        new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
+    this.web = new MockWebServer();
+    this.server = new KubernetesMockServer(new Context(), web, new HashMap<>(), dispatcher, https);
   }
 
   public static SimCluster start(TimeSource time) {
-    var cluster = new SimCluster(time);
+    return start(time, false);
+  }
+
+  /**
+   * A cluster whose API server speaks HTTPS, as an EKS endpoint does, with a certificate made for
+   * {@code localhost} when it starts ({@link #caData()}): what {@code bench cold} runs against, so
+   * a function's first event pays for its TLS handshake as in Lambda.
+   */
+  public static SimCluster startHttps(TimeSource time) {
+    return start(time, true);
+  }
+
+  private static SimCluster start(TimeSource time, boolean https) {
+    var cluster = new SimCluster(time, https);
     cluster.server.start(InetAddress.getLoopbackAddress(), 0);
     return cluster;
+  }
+
+  /**
+   * The HTTPS server's certificate as DescribeCluster's {@code certificateAuthority.data} carries a
+   * cluster CA (base64 of the PEM); empty for a plain HTTP cluster.
+   */
+  public java.util.Optional<String> caData() {
+    var cert = web.getSelfSignedCertificate();
+    if (cert == null) {
+      return java.util.Optional.empty();
+    }
+    try {
+      byte[] pem = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(cert.certificatePath()));
+      return java.util.Optional.of(java.util.Base64.getEncoder().encodeToString(pem));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot read the API server's certificate", e);
+    }
   }
 
   public TimeSource time() {

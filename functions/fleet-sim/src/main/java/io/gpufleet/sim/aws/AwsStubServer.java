@@ -111,22 +111,44 @@ public final class AwsStubServer implements AutoCloseable {
     try {
       // A deep accept queue: one stub plays every region, so a fan-out opens 100+ connections at
       // once; with the default backlog (50) the overflow's SYNs are dropped and retried after 1 s.
-      var server =
-          HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
-      var stub = new AwsStubServer(server);
-      server.createContext("/", stub::handle);
-      server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-      server.start();
-      return stub;
+      return serve(
+          HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the AWS stub server", e);
     }
   }
 
+  /**
+   * Starts a server on a free loopback port that speaks HTTPS with {@code tls}'s certificate, as
+   * AWS endpoints do: its {@link #endpoint()} is {@code https://localhost:PORT} (the name the
+   * certificate must carry), and a client reaches it only if it trusts that certificate.
+   */
+  public static AwsStubServer startHttps(javax.net.ssl.SSLContext tls) {
+    try {
+      var server =
+          com.sun.net.httpserver.HttpsServer.create(
+              new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
+      server.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
+      return serve(server);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the AWS stub server", e);
+    }
+  }
+
+  private static AwsStubServer serve(HttpServer server) {
+    var stub = new AwsStubServer(server);
+    server.createContext("/", stub::handle);
+    server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+    server.start();
+    return stub;
+  }
+
   /** The endpoint to hand to SDK clients ({@code endpointOverride} / {@code AWS_ENDPOINT_URL}). */
   public URI endpoint() {
     var address = server.getAddress();
-    return URI.create("http://" + address.getHostString() + ":" + address.getPort());
+    return server instanceof com.sun.net.httpserver.HttpsServer
+        ? URI.create("https://localhost:" + address.getPort())
+        : URI.create("http://" + address.getHostString() + ":" + address.getPort());
   }
 
   /**

@@ -24,14 +24,29 @@ public final class AwsClients {
   private final SdkHttpClient http;
 
   public AwsClients(Region region, AwsCredentialsProvider credentials, Optional<URI> endpoint) {
-    this.region = region;
-    this.credentials = credentials;
-    this.endpoint = endpoint;
-    this.http =
+    this(
+        region,
+        credentials,
+        endpoint,
         UrlConnectionHttpClient.builder()
             .connectionTimeout(Duration.ofSeconds(3))
             .socketTimeout(Duration.ofSeconds(20))
-            .build();
+            .build());
+  }
+
+  /**
+   * As above with a given HTTP client: for a caller that reaches an emulator over HTTPS with a
+   * certificate of its own (the benchmarks), whose trust lives in that client.
+   */
+  public AwsClients(
+      Region region,
+      AwsCredentialsProvider credentials,
+      Optional<URI> endpoint,
+      SdkHttpClient http) {
+    this.region = region;
+    this.credentials = credentials;
+    this.endpoint = endpoint;
+    this.http = http;
   }
 
   /**
@@ -97,7 +112,7 @@ public final class AwsClients {
    * served only from a few endpoint regions).
    */
   public AwsClients withRegion(Region other) {
-    return other.equals(region) ? this : new AwsClients(other, credentials, endpoint);
+    return other.equals(region) ? this : new AwsClients(other, credentials, endpoint, http);
   }
 
   public <B extends AwsClientBuilder<B, C> & AwsSyncClientBuilder<B, C>, C> C build(B builder) {
