@@ -74,13 +74,16 @@ public final class SimCluster implements AutoCloseable {
     }
   }
 
-  private final MockWebServer web;
+  private final boolean https;
+  private volatile TlsFront tls;
 
   private SimCluster(TimeSource time, boolean https) {
     this.time = time;
+    this.https = https;
     this.dispatcher = new SimDispatcher(this);
-    this.web = new MockWebServer();
-    this.server = new KubernetesMockServer(new Context(), web, new HashMap<>(), dispatcher, https);
+    this.server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
   }
 
   public static SimCluster start(TimeSource time) {
@@ -89,8 +92,9 @@ public final class SimCluster implements AutoCloseable {
 
   /**
    * A cluster whose API server speaks HTTPS, as an EKS endpoint does, with a certificate made for
-   * {@code localhost} when it starts ({@link #caData()}): what {@code bench cold} runs against, so
-   * a function's first event pays for its TLS handshake as in Lambda.
+   * {@code localhost} when it starts ({@link #caData()}) and ALPN offering HTTP/2 as kube-apiserver
+   * does ({@link TlsFront}): what {@code bench cold} runs against, so a function's first event pays
+   * for its TLS handshake as in Lambda, once per connection a real cluster would need.
    */
   public static SimCluster startHttps(TimeSource time) {
     return start(time, true);
@@ -99,6 +103,14 @@ public final class SimCluster implements AutoCloseable {
   private static SimCluster start(TimeSource time, boolean https) {
     var cluster = new SimCluster(time, https);
     cluster.server.start(InetAddress.getLoopbackAddress(), 0);
+    if (https) {
+      try {
+        cluster.tls = TlsFront.start(InetAddress.getLoopbackAddress(), cluster.dispatcher);
+      } catch (RuntimeException e) {
+        cluster.server.shutdown();
+        throw e;
+      }
+    }
     return cluster;
   }
 
@@ -106,17 +118,16 @@ public final class SimCluster implements AutoCloseable {
    * The HTTPS server's certificate as DescribeCluster's {@code certificateAuthority.data} carries a
    * cluster CA (base64 of the PEM); empty for a plain HTTP cluster.
    */
-  public java.util.Optional<String> caData() {
-    var cert = web.getSelfSignedCertificate();
-    if (cert == null) {
-      return java.util.Optional.empty();
-    }
-    try {
-      byte[] pem = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(cert.certificatePath()));
-      return java.util.Optional.of(java.util.Base64.getEncoder().encodeToString(pem));
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException("cannot read the API server's certificate", e);
-    }
+  public Optional<String> caData() {
+    return https ? Optional.of(tls.caData()) : Optional.empty();
+  }
+
+  /**
+   * TLS connections the HTTPS API server has accepted (0 for a plain HTTP cluster): each is a
+   * handshake a client paid for.
+   */
+  public int tlsConnections() {
+    return https ? tls.connections() : 0;
   }
 
   public TimeSource time() {
@@ -124,7 +135,7 @@ public final class SimCluster implements AutoCloseable {
   }
 
   public String url() {
-    return server.url("/");
+    return https ? tls.url() : server.url("/");
   }
 
   /**
@@ -132,8 +143,7 @@ public final class SimCluster implements AutoCloseable {
    * requests carry the sender's time ({@link RequestTime}).
    */
   public KubernetesClient newClient() {
-    return KubeClients.forUrl(
-        url(), Optional.empty(), () -> "sim-token", RequestTime.stamping(time));
+    return KubeClients.forUrl(url(), caData(), () -> "sim-token", RequestTime.stamping(time));
   }
 
   /** Latency added to every request the functions make (not to seeding or inspection). */
@@ -387,7 +397,13 @@ public final class SimCluster implements AutoCloseable {
 
   @Override
   public void close() {
-    server.shutdown();
+    try {
+      if (tls != null) {
+        tls.close();
+      }
+    } finally {
+      server.shutdown();
+    }
   }
 
   // ---- builders for the objects a GPU fleet is made of ----
