@@ -42,6 +42,14 @@ final class BenchTls implements AutoCloseable {
   }
 
   static BenchTls create() {
+    return create(Path.of(System.getProperty("java.home")));
+  }
+
+  /**
+   * The certificate, and a trust store for the function that runs on {@code functionJavaHome}: that
+   * JDK's own {@code cacerts} plus the certificate.
+   */
+  static BenchTls create(Path functionJavaHome) {
     Path dir = null;
     try {
       dir = Files.createTempDirectory("gpufleet-bench-tls");
@@ -77,7 +85,7 @@ final class BenchTls implements AutoCloseable {
               PASS,
               "-file",
               dir.resolve("cert.pem").toString()));
-      Path cacerts = Path.of(System.getProperty("java.home"), "lib", "security", "cacerts");
+      Path cacerts = functionJavaHome.resolve("lib").resolve("security").resolve("cacerts");
       Path trust = dir.resolve("truststore.p12");
       keytool(
           List.of(

@@ -5,6 +5,7 @@ import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.SimEks;
 import io.gpufleet.sim.aws.SimEventBridge;
 import io.gpufleet.sim.aws.SimSsm;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +57,12 @@ final class ColdAws implements AutoCloseable {
   }
 
   static ColdAws start() {
-    return new ColdAws(BenchTls.create());
+    return start(Path.of(System.getProperty("java.home")));
+  }
+
+  /** Stubs whose certificate the function running on {@code functionJavaHome} trusts. */
+  static ColdAws start(Path functionJavaHome) {
+    return new ColdAws(BenchTls.create(functionJavaHome));
   }
 
   /** The certificate every AWS endpoint here serves, and the function's trust in it. */

@@ -63,7 +63,7 @@ final class ColdBench {
   Map<String, Object> run(String function, int runs, Confinement share) throws Exception {
     Path jar = lambdaJar(function);
     share.announce(err, "cold --function " + function);
-    try (ColdAws aws = ColdAws.start();
+    try (ColdAws aws = ColdAws.start(share.jvm().home());
         Scenario scenario = scenario(function, aws)) {
       var coldMs = new ArrayList<Long>();
       var outcomeEvents = new ArrayList<Integer>();
@@ -162,7 +162,8 @@ final class ColdBench {
       r.put("bench", "cold");
       r.put("function", function);
       r.put("runs", runs);
-      r.put("java", Runtime.version().toString());
+      // the function's JVM (the CLI's may be newer than Lambda's java21)
+      r.put("java", share.jvm().version());
       r.put("firstEventHandledMsMedian", median);
       r.put("firstEventHandledMs", coldMs);
       r.put("uncountedFirstRunMs", warmupMs);

@@ -29,6 +29,7 @@ final class Confinement implements AutoCloseable {
   private final boolean cappedByHost;
   private final Optional<CpuCgroup> cgroup;
   private final String reason;
+  private final LambdaJava jvm;
   private final Thread cleanup;
 
   private Confinement(
@@ -44,6 +45,7 @@ final class Confinement implements AutoCloseable {
     this.cappedByHost = cappedByHost;
     this.cgroup = cgroup;
     this.reason = reason;
+    this.jvm = LambdaJava.fromEnvironment();
     this.cleanup = new Thread(() -> cgroup.ifPresent(CpuCgroup::close), "cgroup-cleanup");
     if (cgroup.isPresent()) {
       Runtime.getRuntime().addShutdownHook(cleanup);
@@ -98,10 +100,15 @@ final class Confinement implements AutoCloseable {
     return cgroup.map(g -> g.wrap(command)).orElse(command);
   }
 
-  /** A java command with the Lambda JVM flags of this size. */
+  /** The JVM the function runs on (Java 21 as in Lambda, when there is one: {@link LambdaJava}). */
+  LambdaJava jvm() {
+    return jvm;
+  }
+
+  /** A java command on {@link #jvm()} with the Lambda JVM flags of this size. */
   List<String> java(List<String> rest) {
     var cmd = new ArrayList<String>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add(jvm.java().toString());
     cmd.addAll(share.jvmFlags());
     cmd.addAll(rest);
     return command(cmd);
@@ -121,6 +128,7 @@ final class Confinement implements AutoCloseable {
     m.put("cpuQuotaUs", quotaUs);
     m.put("cpuPeriodUs", LambdaShare.PERIOD_US);
     m.put("jvmFlags", String.join(" ", share.jvmFlags()));
+    m.put("java", jvm.describe());
     m.put("confined", cgroup.isPresent());
     if (cgroup.isPresent()) {
       var g = cgroup.get();
