@@ -65,7 +65,10 @@ public final class BenchChild {
   }
 
   static KubernetesClient client(JsonNode input, String field) {
-    return KubeClients.forUrl(input.get(field).asText(), Optional.empty(), () -> "sim-token");
+    return KubeClients.forUrl(
+        input.get(field).asText(),
+        Optional.ofNullable(input.get("ca")).map(JsonNode::asText),
+        () -> "sim-token");
   }
 
   // ---------------------------------------------------------------- drain
