@@ -114,6 +114,22 @@ final class Confinement implements AutoCloseable {
     return command(cmd);
   }
 
+  /**
+   * The CLI's class path without the jars no function's deployment jar carries but that change what
+   * the JDK does when a bench child runs a function's code: BouncyCastle (brought by the test
+   * servers' libraries) is a {@code java.security.Provider} on the class path, and the JDK
+   * instantiates every such provider the first time it looks one up by name (about half a second of
+   * CPU in the drain child's first TLS handshake, jar signature checks included).
+   */
+  static String childClassPath(String cliClassPath) {
+    return java.util.Arrays.stream(cliClassPath.split(java.io.File.pathSeparator))
+        .filter(e -> !NOT_IN_ANY_FUNCTION.matcher(Path.of(e).getFileName().toString()).find())
+        .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+  }
+
+  private static final java.util.regex.Pattern NOT_IN_ANY_FUNCTION =
+      java.util.regex.Pattern.compile("^bc(prov|pkix|util)-");
+
   /** What the JSON line records about the share. */
   Map<String, Object> describe() {
     var m = new LinkedHashMap<String, Object>();
@@ -179,7 +195,7 @@ final class Confinement implements AutoCloseable {
       throws IOException, InterruptedException {
     var rest = new ArrayList<String>(jvmExtra);
     rest.add("-cp");
-    rest.add(System.getProperty("java.class.path"));
+    rest.add(childClassPath(System.getProperty("java.class.path")));
     rest.add("-Dgpufleet.logFormat=text");
     rest.add(BenchChild.class.getName());
     rest.add(role);
