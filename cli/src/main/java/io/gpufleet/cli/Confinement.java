@@ -2,18 +2,22 @@ package io.gpufleet.cli;
 
 import io.gpufleet.core.json.Json;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The CPU share one benchmark gives the function under test: a Lambda memory size, the cgroup that
@@ -22,6 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Confinement implements AutoCloseable {
   private static final AtomicInteger SEQ = new AtomicInteger();
+  private static final Pattern NOT_IN_ANY_FUNCTION = Pattern.compile("^bc(prov|pkix|util)-");
 
   private final LambdaShare share;
   private final int environments;
@@ -122,13 +127,10 @@ final class Confinement implements AutoCloseable {
    * CPU in the drain child's first TLS handshake, jar signature checks included).
    */
   static String childClassPath(String cliClassPath) {
-    return java.util.Arrays.stream(cliClassPath.split(java.io.File.pathSeparator))
+    return Arrays.stream(cliClassPath.split(File.pathSeparator))
         .filter(e -> !NOT_IN_ANY_FUNCTION.matcher(Path.of(e).getFileName().toString()).find())
-        .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+        .collect(Collectors.joining(File.pathSeparator));
   }
-
-  private static final java.util.regex.Pattern NOT_IN_ANY_FUNCTION =
-      java.util.regex.Pattern.compile("^bc(prov|pkix|util)-");
 
   /** What the JSON line records about the share. */
   Map<String, Object> describe() {

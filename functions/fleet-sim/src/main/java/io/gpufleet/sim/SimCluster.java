@@ -74,12 +74,11 @@ public final class SimCluster implements AutoCloseable {
     }
   }
 
-  private final boolean https;
+  // the HTTPS port (HTTP/2 by ALPN) of a cluster started with startHttps; null for plain HTTP
   private volatile TlsFront tls;
 
-  private SimCluster(TimeSource time, boolean https) {
+  private SimCluster(TimeSource time) {
     this.time = time;
-    this.https = https;
     this.dispatcher = new SimDispatcher(this);
     this.server =
         new KubernetesMockServer(
@@ -101,7 +100,7 @@ public final class SimCluster implements AutoCloseable {
   }
 
   private static SimCluster start(TimeSource time, boolean https) {
-    var cluster = new SimCluster(time, https);
+    var cluster = new SimCluster(time);
     cluster.server.start(InetAddress.getLoopbackAddress(), 0);
     if (https) {
       try {
@@ -119,7 +118,7 @@ public final class SimCluster implements AutoCloseable {
    * cluster CA (base64 of the PEM); empty for a plain HTTP cluster.
    */
   public Optional<String> caData() {
-    return https ? Optional.of(tls.caData()) : Optional.empty();
+    return tls == null ? Optional.empty() : Optional.of(tls.caData());
   }
 
   /**
@@ -127,7 +126,7 @@ public final class SimCluster implements AutoCloseable {
    * handshake a client paid for.
    */
   public int tlsConnections() {
-    return https ? tls.connections() : 0;
+    return tls == null ? 0 : tls.connections();
   }
 
   public TimeSource time() {
@@ -135,7 +134,7 @@ public final class SimCluster implements AutoCloseable {
   }
 
   public String url() {
-    return https ? tls.url() : server.url("/");
+    return tls == null ? server.url("/") : tls.url();
   }
 
   /**
