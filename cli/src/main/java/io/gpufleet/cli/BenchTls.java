@@ -22,11 +22,12 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 
 /**
  * HTTPS for {@code bench cold}'s AWS side, as every AWS endpoint speaks it: one RSA 2048 key and a
- * certificate for {@code localhost} (the JDK's keytool makes both), served by the AWS stubs and
- * moto, and a trust store for the function's JVM that is the JDK's own {@code cacerts} plus that
- * certificate, stored as the JDK stores {@code cacerts} (no integrity password, certificates not
- * encrypted), so the function loads a trust store of the same size and kind as in Lambda. Without
- * it the first event's AWS calls would skip the TLS handshake a Lambda cold start pays for.
+ * certificate for {@code localhost} (and, behind {@link AwsHosts}, for AWS's host names; the JDK's
+ * keytool makes both), served by the AWS stubs and moto, and a trust store for the function's JVM
+ * that is the JDK's own {@code cacerts} plus that certificate, stored as the JDK stores {@code
+ * cacerts} (no integrity password, certificates not encrypted), so the function loads a trust store
+ * of the same size and kind as in Lambda. Without it the first event's AWS calls would skip the TLS
+ * handshake a Lambda cold start pays for.
  */
 final class BenchTls implements AutoCloseable {
   private static final String PASS = "benchpass";
@@ -50,6 +51,19 @@ final class BenchTls implements AutoCloseable {
    * JDK's own {@code cacerts} plus the certificate.
    */
   static BenchTls create(Path functionJavaHome) {
+    return create(functionJavaHome, null);
+  }
+
+  /**
+   * The same, the certificate also valid for AWS's host names and {@code hosts}' addresses (when
+   * not null), as the stubs behind {@link AwsHosts} serve it.
+   */
+  static BenchTls create(Path functionJavaHome, AwsHosts hosts) {
+    var san = new StringBuilder("san=dns:localhost,ip:127.0.0.1");
+    if (hosts != null) {
+      hosts.addresses().forEach(a -> san.append(",ip:").append(a.getHostAddress()));
+      AwsHosts.certificateNames().forEach(n -> san.append(",dns:").append(n));
+    }
     Path dir = null;
     try {
       dir = Files.createTempDirectory("gpufleet-bench-tls");
@@ -66,7 +80,7 @@ final class BenchTls implements AutoCloseable {
               "-dname",
               "CN=localhost",
               "-ext",
-              "san=dns:localhost,ip:127.0.0.1",
+              san.toString(),
               "-validity",
               "2",
               "-keystore",
@@ -160,6 +174,11 @@ final class BenchTls implements AutoCloseable {
   /** The function JVM's options: the JDK's trust store plus the stubs' certificate. */
   List<String> functionJvmOptions() {
     return List.of("-Djavax.net.ssl.trustStore=" + dir.resolve("truststore.p12"));
+  }
+
+  /** A file of this run's own (removed with the rest at {@link #close()}). */
+  Path file(String name) {
+    return dir.resolve(name);
   }
 
   /** An HTTP client for the bench's own calls to the stubs and moto (trusting only them). */

@@ -5,7 +5,10 @@ import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.SimEks;
 import io.gpufleet.sim.aws.SimEventBridge;
 import io.gpufleet.sim.aws.SimSsm;
+import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,20 +26,22 @@ final class ColdAws implements AutoCloseable {
   static final String BUS = "default";
 
   /** What the JSON line says the child ran against. */
-  static final String ENVIRONMENT =
+  private static final String ENVIRONMENT =
       "as deployed: CLUSTER_NAME="
           + CLUSTER
-          + " found with EKS DescribeCluster (stub, AWS_ENDPOINT_URL_EKS; each service its own HTTPS"
-          + " endpoint) -> the simulated API"
+          + " found with EKS DescribeCluster (stub) -> the simulated API"
           + " server (HTTPS, its certificate as the cluster CA), EKS token (SigV4-presigned STS); OUTCOME_EVENT_BUS="
           + BUS
-          + " (PutEvents to the stub, AWS_ENDPOINT_URL_EVENTBRIDGE); the schedule's policy from SSM"
+          + " (PutEvents to the stub); the schedule's policy from SSM"
           + " (GetParameter on the stub, SchedulePolicy's default); every AWS endpoint HTTPS (a"
-          + " localhost certificate added to the JDK's cacerts as the function's trust store);"
+          + " certificate of the bench added to the JDK's cacerts as the function's trust store);"
           + " AWS_ACCESS_KEY_ID credentials;"
-          + " no KUBE_API_URL";
+          + " no KUBE_API_URL; ";
 
   private final BenchTls tls;
+  // behind AWS's own host names (null: endpoint overrides, see unnamedWhy)
+  private final AwsHosts hosts;
+  private final String unnamedWhy;
   // one endpoint per service, as in a region (eks., events., ssm.): each is its own connection and
   // TLS handshake for the function, as in Lambda; the last answers any other call with an error
   private final AwsStubServer eks;
@@ -46,28 +51,112 @@ final class ColdAws implements AutoCloseable {
   private final SimEventBridge events;
   private final SimSsm ssm;
 
-  private ColdAws(BenchTls tls) {
+  private ColdAws(BenchTls tls, AwsHosts hosts, String unnamedWhy) {
     this.tls = tls;
-    this.eks = AwsStubServer.startHttps(tls.serverContext());
-    this.bus = AwsStubServer.startHttps(tls.serverContext());
-    this.ssmStub = AwsStubServer.startHttps(tls.serverContext());
-    this.stub = AwsStubServer.startHttps(tls.serverContext());
+    this.hosts = hosts;
+    this.unnamedWhy = unnamedWhy;
+    this.eks = stub(1);
+    this.bus = stub(2);
+    this.ssmStub = stub(3);
+    this.stub = stub(4);
     this.events = SimEventBridge.serve(bus);
     this.ssm = SimSsm.serve(ssmStub);
+    if (hosts != null) {
+      hosts
+          .route("eks", hosts.address(1))
+          .route("events", hosts.address(2))
+          .route("ssm", hosts.address(3))
+          .fallback(hosts.address(4));
+    }
   }
 
   static ColdAws start() {
     return start(Path.of(System.getProperty("java.home")));
   }
 
-  /** Stubs whose certificate the function running on {@code functionJavaHome} trusts. */
+  /**
+   * Stubs whose certificate the function running on {@code functionJavaHome} trusts, behind AWS's
+   * own host names where this process may listen on port 443 ({@link AwsHosts}), else behind
+   * endpoint overrides ({@code AWS_ENDPOINT_URL_*}).
+   */
   static ColdAws start(Path functionJavaHome) {
-    return new ColdAws(BenchTls.create(functionJavaHome));
+    var hosts = AwsHosts.allocate();
+    var why = hosts.unavailable();
+    return why.isPresent()
+        ? new ColdAws(BenchTls.create(functionJavaHome), null, why.get())
+        : new ColdAws(BenchTls.create(functionJavaHome, hosts), hosts, null);
+  }
+
+  /** Stubs behind endpoint overrides only (the behaviour without port 443), for tests. */
+  static ColdAws startWithOverrides(Path functionJavaHome) {
+    return new ColdAws(BenchTls.create(functionJavaHome), null, "asked for");
   }
 
   /** The certificate every AWS endpoint here serves, and the function's trust in it. */
   BenchTls tls() {
     return tls;
+  }
+
+  /** Whether the function reaches the stubs by AWS's own host names (else by overrides). */
+  boolean named() {
+    return hosts != null;
+  }
+
+  /** The host names' routes, for a scenario's own stubs; only when {@link #named()}. */
+  AwsHosts hosts() {
+    if (hosts == null) {
+      throw new IllegalStateException("the stubs are behind endpoint overrides: " + unnamedWhy);
+    }
+    return hosts;
+  }
+
+  /**
+   * Where a stub (the {@code n}-th, 1 to 7; 1 to 4 are this class's) listens: its own address on
+   * port 443 when {@link #named()}, else a free loopback port.
+   */
+  InetSocketAddress listen(int n) {
+    return hosts != null
+        ? hosts.socket(n)
+        : new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0);
+  }
+
+  /** An HTTPS stub at {@link #listen(int)}. */
+  AwsStubServer stub(int n) {
+    return AwsStubServer.startHttps(tls.serverContext(), listen(n));
+  }
+
+  /**
+   * Puts {@code key} = {@code endpoint} into {@code env} when the stubs are behind overrides;
+   * behind host names the function finds the endpoint as in Lambda, and {@code env} stays as it is.
+   */
+  void override(Map<String, String> env, String key, URI endpoint) {
+    if (hosts == null) {
+      env.put(key, endpoint.toString());
+    }
+  }
+
+  /**
+   * The function JVM's options: the trust store, and behind host names the hosts file ({@code
+   * -Djdk.net.hosts.file}, written anew from the routes as they are now).
+   */
+  List<String> functionJvmOptions() {
+    var options = new ArrayList<>(tls.functionJvmOptions());
+    if (hosts != null) {
+      Path file = tls.file("hosts");
+      hosts.write(file);
+      options.add("-Djdk.net.hosts.file=" + file);
+    }
+    return options;
+  }
+
+  /** What the JSON line's {@code environment} says. */
+  String description() {
+    return ENVIRONMENT
+        + (hosts != null
+            ? "AWS's own endpoints (https://<prefix>.<region>.amazonaws.com, port 443, no endpoint"
+                + " override) led to the stubs by a hosts file (-Djdk.net.hosts.file): a connection"
+                + " and a full handshake per host, its name checked against the certificate"
+            : "endpoint overrides (AWS_ENDPOINT_URL_*; not AWS's host names: " + unnamedWhy + ")");
   }
 
   /**
@@ -79,7 +168,7 @@ final class ColdAws implements AutoCloseable {
     SimEks.serve(eks, CLUSTER, cluster.url(), cluster.caData());
     var env = environment();
     env.put("CLUSTER_NAME", CLUSTER);
-    env.put("AWS_ENDPOINT_URL_EKS", eks.endpoint().toString());
+    override(env, "AWS_ENDPOINT_URL_EKS", eks.endpoint());
     return env;
   }
 
@@ -87,7 +176,7 @@ final class ColdAws implements AutoCloseable {
   Map<String, String> environment() {
     var env = new LinkedHashMap<String, String>();
     env.put("OUTCOME_EVENT_BUS", BUS);
-    env.put("AWS_ENDPOINT_URL_EVENTBRIDGE", bus.endpoint().toString());
+    override(env, "AWS_ENDPOINT_URL_EVENTBRIDGE", bus.endpoint());
     env.put("AWS_ACCESS_KEY_ID", "AKIDBENCH");
     env.put("AWS_SECRET_ACCESS_KEY", "bench");
     return env;
@@ -99,13 +188,18 @@ final class ColdAws implements AutoCloseable {
    */
   Map<String, String> ssmPolicy(String name, String document) {
     ssm.put(name, document);
-    return Map.of(
-        "SCHEDULE_POLICY", "ssm:" + name, "AWS_ENDPOINT_URL_SSM", ssmStub.endpoint().toString());
+    var env = new LinkedHashMap<String, String>();
+    env.put("SCHEDULE_POLICY", "ssm:" + name);
+    override(env, "AWS_ENDPOINT_URL_SSM", ssmStub.endpoint());
+    return env;
   }
 
-  /** The stub to name as {@code AWS_ENDPOINT_URL} where nothing else serves AWS. */
-  String endpoint() {
-    return stub.endpoint().toString();
+  /**
+   * The fallback stub (any call it does not serve gets an error): {@code AWS_ENDPOINT_URL} behind
+   * overrides, every unrouted prefix behind host names.
+   */
+  URI endpoint() {
+    return stub.endpoint();
   }
 
   /** Outcome events accepted on the bus so far. */

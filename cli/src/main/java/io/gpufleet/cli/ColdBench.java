@@ -7,7 +7,6 @@ import io.gpufleet.core.json.Json;
 import io.gpufleet.sim.DemoWorkloads;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
-import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.PricingStub;
 import io.gpufleet.sim.aws.SimCapacityAccount;
 import java.io.BufferedReader;
@@ -79,7 +78,7 @@ final class ColdBench {
         try {
           var env = scenario.prepare(i, event);
           var rest = new ArrayList<String>(diagnosticOptions(i));
-          rest.addAll(aws.tls().functionJvmOptions());
+          rest.addAll(aws.functionJvmOptions());
           rest.addAll(List.of("-jar", jar.toString(), event.toString()));
           var cmd = share.java(rest);
           var pb =
@@ -172,7 +171,8 @@ final class ColdBench {
       r.put("processExitedMs", exitedMs);
       r.put("baselineJvmStartMsMedian", median(baselineMs));
       r.put("status", lastStatus);
-      r.put("environment", ColdAws.ENVIRONMENT);
+      r.put("environment", aws.description());
+      r.put("awsHostNames", aws.named());
       r.put("outcomeEventsPublished", outcomeEvents);
       r.put("describeClusterCalls", aws.describeClusterCalls());
       r.put("expectedStatus", scenario.expected());
@@ -260,7 +260,7 @@ final class ColdBench {
    */
   private static Map<String, String> alone(ColdAws aws, SimCluster cluster) {
     var env = aws.environment(cluster);
-    env.put("AWS_ENDPOINT_URL", aws.endpoint());
+    aws.override(env, "AWS_ENDPOINT_URL", aws.endpoint());
     return env;
   }
 
@@ -376,7 +376,12 @@ final class ColdBench {
     JsonNode payload = Json.MAPPER.readTree(Files.readAllBytes(file));
     var regions = new ArrayList<String>();
     payload.path("plan").path("regions").forEach(r -> regions.add(r.asText()));
-    var stub = AwsStubServer.startHttps(aws.tls().serverContext());
+    // every service of every region on one stub (it reads the region of each call's signature),
+    // behind host names each region's endpoint its own connection
+    var stub = aws.stub(5);
+    if (aws.named()) {
+      aws.hosts().fallback(aws.hosts().address(5));
+    }
     new SimCapacityAccount(stub)
         .install()
         .seedDemo(regions.isEmpty() ? Regions.DEFAULT_ENABLED : regions);
@@ -389,7 +394,7 @@ final class ColdBench {
         copy.put("executionId", "cold-" + n + "-" + System.nanoTime());
         Files.write(event, Json.MAPPER.writeValueAsBytes(copy));
         var env = aws.environment();
-        env.put("AWS_ENDPOINT_URL", stub.endpoint().toString());
+        aws.override(env, "AWS_ENDPOINT_URL", stub.endpoint());
         return env;
       }
 

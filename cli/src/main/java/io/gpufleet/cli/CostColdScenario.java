@@ -35,10 +35,11 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * The cost report's cold run: a direct invoke for the last 24 hours over a small cluster. EC2
  * (instances tagged for the cluster, Spot price history) and S3 (the report bucket) are moto
- * server, the Pricing API is the project's stub (AWS_ENDPOINT_URL_PRICING), the cluster the
- * simulated API server found through {@link ColdAws} (EKS DescribeCluster; the outcome event goes
- * to its EventBridge); all run here, outside the function's share. Needs moto_server ($MOTO_SERVER
- * or .venv/bin/moto_server, as the tests do).
+ * server, the Pricing API is the project's stub (behind AWS's host names where the bench may listen
+ * on port 443, else AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_PRICING), the cluster the simulated API
+ * server found through {@link ColdAws} (EKS DescribeCluster; the outcome event goes to its
+ * EventBridge); all run here, outside the function's share. Needs moto_server ($MOTO_SERVER or
+ * .venv/bin/moto_server, as the tests do).
  */
 final class CostColdScenario implements ColdBench.Scenario {
   static final String CLUSTER = ColdAws.CLUSTER;
@@ -82,17 +83,23 @@ final class CostColdScenario implements ColdBench.Scenario {
               + " run ./gpufleet test once to install .venv); not found at "
               + binary);
     }
+    var listen = aws.listen(6);
     int port;
-    try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
+    if (listen.getPort() != 0) {
+      port = listen.getPort();
+    } else {
+      try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        port = s.getLocalPort();
+      }
     }
-    URI endpoint = URI.create("https://localhost:" + port);
+    String host = aws.named() ? listen.getAddress().getHostAddress() : "localhost";
+    URI endpoint = URI.create("https://" + host + ":" + port);
     Path log = Files.createTempFile("gpufleet-bench-moto", ".log");
     Process moto =
         new ProcessBuilder(
                 binary.toString(),
                 "-H",
-                "127.0.0.1",
+                listen.getAddress().getHostAddress(),
                 "-p",
                 Integer.toString(port),
                 "--ssl-cert",
@@ -175,7 +182,15 @@ final class CostColdScenario implements ColdBench.Scenario {
         cluster.close();
         throw e;
       }
-      var stub = AwsStubServer.startHttps(aws.tls().serverContext());
+      var stub = aws.stub(7);
+      if (aws.named()) {
+        // EC2 and S3 (the bucket's virtual host too) on moto, the Pricing API on its stub
+        aws.hosts()
+            .route("ec2", listen.getAddress())
+            .route("s3", listen.getAddress())
+            .name(BUCKET + "." + AwsHosts.host("s3", "us-east-1"), listen.getAddress())
+            .route("api.pricing", aws.hosts().address(7));
+      }
       var prices =
           new PricingStub()
               .withDecoys()
@@ -247,8 +262,8 @@ final class CostColdScenario implements ColdBench.Scenario {
     Files.writeString(event, payload);
     var env = aws.environment(cluster);
     env.put("REPORT_BUCKET", BUCKET);
-    env.put("AWS_ENDPOINT_URL", motoEndpoint.toString());
-    env.put("AWS_ENDPOINT_URL_PRICING", pricing.endpoint().toString());
+    aws.override(env, "AWS_ENDPOINT_URL", motoEndpoint);
+    aws.override(env, "AWS_ENDPOINT_URL_PRICING", pricing.endpoint());
     return env;
   }
 
@@ -262,7 +277,7 @@ final class CostColdScenario implements ColdBench.Scenario {
     return "REPORTED";
   }
 
-  /** Pricing calls the stub answered (the function reached it through AWS_ENDPOINT_URL_PRICING). */
+  /** Pricing calls the stub answered (the function reached it as api.pricing.us-east-1). */
   int pricingCalls() {
     return pricing.calls(PricingStub.OPERATION).size();
   }

@@ -124,10 +124,17 @@ public final class AwsStubServer implements AutoCloseable {
    * certificate must carry), and a client reaches it only if it trusts that certificate.
    */
   public static AwsStubServer startHttps(javax.net.ssl.SSLContext tls) {
+    return startHttps(tls, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+  }
+
+  /**
+   * The same on {@code address}: e.g. one loopback address of its own on port 443, where a client
+   * led there by a host name (an AWS endpoint's, through a hosts file) connects as to AWS. Its
+   * {@link #endpoint()} names the address unless it is the usual loopback one ({@code localhost}).
+   */
+  public static AwsStubServer startHttps(javax.net.ssl.SSLContext tls, InetSocketAddress address) {
     try {
-      var server =
-          com.sun.net.httpserver.HttpsServer.create(
-              new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
+      var server = com.sun.net.httpserver.HttpsServer.create(address, 1024);
       server.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
       return serve(server);
     } catch (IOException e) {
@@ -146,9 +153,14 @@ public final class AwsStubServer implements AutoCloseable {
   /** The endpoint to hand to SDK clients ({@code endpointOverride} / {@code AWS_ENDPOINT_URL}). */
   public URI endpoint() {
     var address = server.getAddress();
-    return server instanceof com.sun.net.httpserver.HttpsServer
-        ? URI.create("https://localhost:" + address.getPort())
-        : URI.create("http://" + address.getHostString() + ":" + address.getPort());
+    if (server instanceof com.sun.net.httpserver.HttpsServer) {
+      String host =
+          address.getAddress().equals(InetAddress.getLoopbackAddress())
+              ? "localhost"
+              : address.getAddress().getHostAddress();
+      return URI.create("https://" + host + ":" + address.getPort());
+    }
+    return URI.create("http://" + address.getHostString() + ":" + address.getPort());
   }
 
   /**
