@@ -65,15 +65,7 @@ class AwsHostsTest {
     Path javaHome = Path.of(System.getProperty("java.home"));
     try (var aws = ColdAws.start(javaHome)) {
       assumeTrue(aws.named(), "needs port 443 (root): " + aws.description());
-      var cmd = new ArrayList<String>();
-      cmd.add(javaHome.resolve("bin/java").toString());
-      cmd.addAll(aws.functionJvmOptions());
-      cmd.addAll(
-          List.of("-cp", System.getProperty("java.class.path"), AwsHostsProbe.class.getName()));
-      var pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-      pb.environment().keySet().removeIf(k -> k.startsWith("AWS_"));
-      pb.environment().putAll(aws.environment());
-      pb.environment().put("AWS_REGION", "us-east-1");
+      var pb = probe(aws, javaHome);
 
       var out = run(pb);
 
@@ -95,15 +87,7 @@ class AwsHostsTest {
       assumeTrue(aws.named(), "needs port 443 (root): " + aws.description());
       // a name the hosts file leads to a stub but the certificate does not carry
       aws.hosts().name("events.us-east-1.example.net", aws.hosts().address(2));
-      var cmd = new ArrayList<String>();
-      cmd.add(javaHome.resolve("bin/java").toString());
-      cmd.addAll(aws.functionJvmOptions());
-      cmd.addAll(
-          List.of("-cp", System.getProperty("java.class.path"), AwsHostsProbe.class.getName()));
-      var pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-      pb.environment().keySet().removeIf(k -> k.startsWith("AWS_"));
-      pb.environment().putAll(aws.environment());
-      pb.environment().put("AWS_REGION", "us-east-1");
+      var pb = probe(aws, javaHome);
       pb.environment().put("AWS_ENDPOINT_URL_EVENTBRIDGE", "https://events.us-east-1.example.net");
 
       var out = run(pb);
@@ -111,6 +95,20 @@ class AwsHostsTest {
       assertThat(out).contains("No subject alternative DNS name matching");
       assertThat(aws.outcomeEvents()).isZero();
     }
+  }
+
+  /** The probe child as bench cold starts a function: its JVM options and its environment. */
+  private static ProcessBuilder probe(ColdAws aws, Path javaHome) {
+    var cmd = new ArrayList<String>();
+    cmd.add(javaHome.resolve("bin/java").toString());
+    cmd.addAll(aws.functionJvmOptions());
+    cmd.addAll(
+        List.of("-cp", System.getProperty("java.class.path"), AwsHostsProbe.class.getName()));
+    var pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().keySet().removeIf(k -> k.startsWith("AWS_"));
+    pb.environment().putAll(aws.environment());
+    pb.environment().put("AWS_REGION", "us-east-1");
+    return pb;
   }
 
   private static String run(ProcessBuilder pb) throws IOException, InterruptedException {
