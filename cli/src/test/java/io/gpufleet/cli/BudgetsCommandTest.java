@@ -5,24 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpufleet.sim.DemoWorkloads;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimObjects;
-import io.gpufleet.sim.SimTime;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** `gpufleet budgets render|apply` with the example policy, apply against the simulated cluster. */
-class BudgetsCommandTest {
-  SimCluster cluster;
-  String previousKubeconfig;
-  final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  final ByteArrayOutputStream err = new ByteArrayOutputStream();
+class BudgetsCommandTest extends SimClusterCli {
   static final Path POLICY = root().resolve("deploy/policy/disruption-schedule.example.yaml");
 
   static Path root() {
@@ -34,54 +23,9 @@ class BudgetsCommandTest {
     throw new IllegalStateException("no deploy/policy above " + Path.of("").toAbsolutePath());
   }
 
-  @BeforeEach
-  void startCluster(@TempDir Path dir) throws Exception {
-    cluster = SimCluster.start(SimTime.realTime());
+  @Override
+  void populate(SimCluster cluster) {
     DemoWorkloads.populate(cluster);
-    Path kubeconfig = dir.resolve("config");
-    Files.writeString(
-        kubeconfig,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: sim
-          cluster:
-            server: %s
-        users:
-        - name: sim
-          user:
-            token: sim-token
-        contexts:
-        - name: sim
-          context:
-            cluster: sim
-            user: sim
-        current-context: sim
-        """
-            .formatted(cluster.url()));
-    previousKubeconfig = System.setProperty("kubeconfig", kubeconfig.toString());
-  }
-
-  @AfterEach
-  void stop() {
-    if (previousKubeconfig == null) {
-      System.clearProperty("kubeconfig");
-    } else {
-      System.setProperty("kubeconfig", previousKubeconfig);
-    }
-    cluster.close();
-  }
-
-  int run(String... argv) {
-    return Main.run(
-        List.of(argv),
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-  }
-
-  String out() {
-    return out.toString(StandardCharsets.UTF_8);
   }
 
   @Test
@@ -107,7 +51,7 @@ class BudgetsCommandTest {
   void shouldPrintOneRoleBindingOfTheWriterRolePerNamespaceThePolicyNames() throws Exception {
     int code = run("budgets", "rbac", "--policy", POLICY.toString(), "--group", "sched-team");
 
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(code).as(err()).isZero();
     var docs = new java.util.ArrayList<com.fasterxml.jackson.databind.JsonNode>();
     var mapper = io.gpufleet.core.json.Yaml.MAPPER;
     try (var parser = mapper.getFactory().createParser(out())) {
@@ -152,7 +96,7 @@ class BudgetsCommandTest {
             "2026-03-30T22:30:00+02:00",
             "--kubeconfig");
 
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(code).as(err()).isZero();
     assertThat(out())
         .contains("RECONCILED")
         .contains("window off-hours")
@@ -192,7 +136,7 @@ class BudgetsCommandTest {
     int code = run("budgets", "apply", "--policy", bad.toString(), "--kubeconfig");
 
     assertThat(code).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown time zone 'Europe/Nowhere'");
+    assertThat(err()).contains("unknown time zone 'Europe/Nowhere'");
     assertThat(cluster.requests()).isEmpty();
   }
 
@@ -201,6 +145,6 @@ class BudgetsCommandTest {
     int code = run("budgets", "render", "--policy", POLICY.toString(), "--at", "tomorrow");
 
     assertThat(code).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--at 'tomorrow' is not ISO-8601");
+    assertThat(err()).contains("--at 'tomorrow' is not ISO-8601");
   }
 }

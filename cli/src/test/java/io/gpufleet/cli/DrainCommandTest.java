@@ -6,70 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.SimCluster;
-import io.gpufleet.sim.SimTime;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** `gpufleet drain` against a cluster reached through a kubeconfig (the simulated one). */
-class DrainCommandTest {
-  SimCluster cluster;
-  String previousKubeconfig;
-  final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  final ByteArrayOutputStream err = new ByteArrayOutputStream();
+class DrainCommandTest extends SimClusterCli {
 
-  @BeforeEach
-  void startCluster(@TempDir Path dir) throws Exception {
-    cluster = SimCluster.start(SimTime.realTime());
+  @Override
+  void populate(SimCluster cluster) {
     DemoFleet.populate(cluster);
-    Path kubeconfig = dir.resolve("config");
-    Files.writeString(
-        kubeconfig,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: sim
-          cluster:
-            server: %s
-        users:
-        - name: sim
-          user:
-            token: sim-token
-        contexts:
-        - name: sim
-          context:
-            cluster: sim
-            user: sim
-        current-context: sim
-        """
-            .formatted(cluster.url()));
-    // fabric8 reads the kubeconfig path from this system property before KUBECONFIG
-    previousKubeconfig = System.setProperty("kubeconfig", kubeconfig.toString());
-  }
-
-  @AfterEach
-  void stop() {
-    if (previousKubeconfig == null) {
-      System.clearProperty("kubeconfig");
-    } else {
-      System.setProperty("kubeconfig", previousKubeconfig);
-    }
-    cluster.close();
-  }
-
-  int run(String... argv) {
-    return Main.run(
-        List.of(argv),
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
   @Test
@@ -92,8 +36,8 @@ class DrainCommandTest {
             "--json");
 
     // Then it names what would be evicted, what would block and what is skipped, and wrote nothing
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
-    JsonNode report = Json.MAPPER.readTree(out.toByteArray());
+    assertThat(code).as(err()).isZero();
+    JsonNode report = Json.MAPPER.readTree(out());
     assertThat(report.path("node").asText()).isEqualTo(node);
     assertThat(report.path("wouldEvict").toString())
         .contains("training/data-loader-0")
@@ -129,8 +73,8 @@ class DrainCommandTest {
             "--json");
 
     // Then the node is cordoned and only its DaemonSet pods remain
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
-    JsonNode outcomes = Json.MAPPER.readTree(out.toByteArray());
+    assertThat(code).as(err()).isZero();
+    JsonNode outcomes = Json.MAPPER.readTree(out());
     assertThat(outcomes.get(0).path("status").asText()).isEqualTo("DRAINED");
     assertThat(cluster.node(node).orElseThrow().getSpec().getUnschedulable()).isTrue();
     assertThat(cluster.podsOn(node))
@@ -153,8 +97,6 @@ class DrainCommandTest {
             "--dry-run");
 
     assertThat(code).isEqualTo(3);
-    assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("no node of cluster")
-        .contains("i-0ffee00ddba11c0de");
+    assertThat(out()).contains("no node of cluster").contains("i-0ffee00ddba11c0de");
   }
 }
