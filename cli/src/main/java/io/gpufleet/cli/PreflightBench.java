@@ -26,9 +26,9 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 
 /**
  * {@code gpufleet bench preflight}: a plan of 12 instance types over 17 regions against the
- * simulated account with a fixed latency on every AWS call (real SDK clients, real HTTP to the
- * stub), once with the function's fan-out and once one call after another (the baseline), in the
- * same run.
+ * simulated account with a fixed latency on every AWS call (the function's own clients, real HTTPS
+ * to the stub by AWS's host names where the bench may listen on port 443), once with the function's
+ * fan-out and once one call after another (the baseline), in the same run.
  */
 final class PreflightBench {
   static final int WARMUP_ROUNDS = 4;
@@ -66,7 +66,22 @@ final class PreflightBench {
       throws Exception {
     var regions =
         Regions.DEFAULT_ENABLED.subList(0, Math.min(regionCount, Regions.DEFAULT_ENABLED.size()));
-    try (var stub = AwsStubServer.start()) {
+    // as in Lambda: each region's endpoints by AWS's own host names over HTTPS, one stub behind
+    // them all (it reads the region of each call's signature); plain http to one endpoint where
+    // this process may not listen on port 443
+    var hosts = AwsHosts.allocate();
+    var unnamed = hosts.unavailable();
+    try (var tls = BenchTls.create(share.jvm().home(), unnamed.isEmpty() ? hosts : null);
+        var stub =
+            unnamed.isEmpty()
+                ? AwsStubServer.startHttps(tls.serverContext(), hosts.socket(1))
+                : AwsStubServer.start()) {
+      var jvm = new java.util.ArrayList<String>();
+      if (unnamed.isEmpty()) {
+        hosts.fallback(hosts.address(1));
+        jvm.addAll(tls.functionJvmOptions());
+        jvm.add("-Djdk.net.hosts.file=" + hosts.write(tls.file("hosts")));
+      }
       new SimCapacityAccount(stub).install().seedDemo(regions);
       share.announce(err, "preflight");
       var counts = new int[2];
@@ -75,7 +90,7 @@ final class PreflightBench {
               "preflight",
               Map.of(
                   "endpoint",
-                  stub.endpoint().toString(),
+                  unnamed.isEmpty() ? "" : stub.endpoint().toString(),
                   "regions",
                   regions.size(),
                   "latencyMs",
@@ -90,7 +105,7 @@ final class PreflightBench {
                   },
                   "baseline",
                   () -> counts[1] = stub.calls().size()),
-              List.of());
+              jvm);
       long wallMs = ((Number) f.get("wallMs")).longValue();
       double speedup = baseline ? ((Number) f.get("speedup")).doubleValue() : Double.NaN;
       var r = new LinkedHashMap<String, Object>();
@@ -99,6 +114,11 @@ final class PreflightBench {
       r.put("instanceTypes", f.remove("instanceTypes"));
       r.put("latencyMsPerCall", latencyMs);
       r.put("apiCalls", counts[1] - counts[0]);
+      r.put(
+          "aws",
+          unnamed.isEmpty()
+              ? "AWS's own host names over HTTPS (hosts file, port 443, a connection per host)"
+              : "one plain-http endpoint for every region (" + unnamed.get() + ")");
       r.putAll(f);
       r.put("share", share.describe());
       r.put("targetMs", 3000);
@@ -120,7 +140,9 @@ final class PreflightBench {
     try (var clients =
         new RegionalClients(
             StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDBENCH", "bench")),
-            Optional.of(java.net.URI.create(input.get("endpoint").asText())))) {
+            Optional.of(input.get("endpoint").asText())
+                .filter(e -> !e.isEmpty())
+                .map(java.net.URI::create))) {
       var settings = PreflightSettings.defaults();
       PreflightService fanOut = service(clients, settings);
       PreflightService sequential =
