@@ -117,9 +117,12 @@ public final class BenchChild {
         .get("clusters")
         .fields()
         .forEachRemaining(e -> clusters.put(e.getKey(), e.getValue().asText()));
+    var cas = new java.util.LinkedHashMap<String, String>();
+    input.path("cas").fields().forEachRemaining(e -> cas.put(e.getKey(), e.getValue().asText()));
     return BurstEnvironments.run(
         new BurstEnvironments.Target(
             clusters,
+            cas,
             input.hasNonNull("ec2") ? java.net.URI.create(input.get("ec2").asText()) : null),
         input.get("events").asInt(),
         input.get("environments").asInt(),

@@ -299,12 +299,30 @@ final class BenchCommand implements Callable<Integer> {
       throws Exception {
     var time = SimTime.realTime();
     var others = new java.util.ArrayList<SimCluster>();
-    try (var cluster = SimCluster.start(time);
-        var ec2 = io.gpufleet.sim.aws.AwsStubServer.start();
+    // as deployed: every API server HTTPS with HTTP/2, EC2 over HTTPS by its own host name where
+    // this process may listen on port 443; each environment's clients make their own handshakes
+    var hosts = AwsHosts.allocate();
+    var unnamed = hosts.unavailable();
+    try (var tls = BenchTls.create(share.jvm().home(), unnamed.isEmpty() ? hosts : null);
+        var cluster = SimCluster.startHttps(time);
+        var ec2 =
+            io.gpufleet.sim.aws.AwsStubServer.startHttps(
+                tls.serverContext(),
+                unnamed.isEmpty()
+                    ? hosts.socket(1)
+                    : new java.net.InetSocketAddress(
+                        java.net.InetAddress.getLoopbackAddress(), 0));
         AutoCloseable closeOthers = () -> others.forEach(SimCluster::close)) {
+      var jvm = new java.util.ArrayList<>(tls.functionJvmOptions());
+      String ec2Endpoint = ec2.endpoint().toString();
+      if (unnamed.isEmpty()) {
+        hosts.route("ec2", hosts.address(1));
+        jvm.add("-Djdk.net.hosts.file=" + hosts.write(tls.file("hosts")));
+        ec2Endpoint = "https://" + AwsHosts.host("ec2", "us-east-1");
+      }
       var sims = new LinkedHashMap<String, SimCluster>();
       for (int c = 1; c < clusters; c++) {
-        var other = SimCluster.start(time);
+        var other = SimCluster.startHttps(time);
         others.add(other);
         for (int i = 0; i < events; i++) {
           seedNode(other, "other-" + c + "-" + i, instanceId(300_000 + c * 10_000 + i), 0);
@@ -325,10 +343,12 @@ final class BenchCommand implements Callable<Integer> {
       io.gpufleet.sim.aws.SimEc2.serve(ec2, sims);
       ec2.latency("DescribeInstances", Duration.ofMillis(ec2LatencyMs));
       var urls = new LinkedHashMap<String, String>();
+      var cas = new LinkedHashMap<String, String>();
       sims.forEach(
           (name, sim) -> {
             sim.setLatency(Duration.ofMillis(latencyMs));
             urls.put(name, sim.url());
+            cas.put(name, sim.caData().orElseThrow());
           });
       share.announce(err, "drain-burst");
       long wall0 = System.nanoTime();
@@ -338,8 +358,10 @@ final class BenchCommand implements Callable<Integer> {
               Map.of(
                   "clusters",
                   urls,
+                  "cas",
+                  cas,
                   "ec2",
-                  ec2.endpoint().toString(),
+                  ec2Endpoint,
                   "events",
                   events,
                   "environments",
@@ -347,7 +369,9 @@ final class BenchCommand implements Callable<Integer> {
                   "allAtOnce",
                   schedule.allAtOnce(),
                   "waveWidth",
-                  schedule.width()));
+                  schedule.width()),
+              Map.of(),
+              jvm);
       long childWallMs = (System.nanoTime() - wall0) / 1_000_000;
       long ec2Calls = ec2.calls("DescribeInstances").size();
       // requests to the burst's cluster by kind (burst and baseline): a node listing per lookup
@@ -377,6 +401,13 @@ final class BenchCommand implements Callable<Integer> {
       }
       var r = new LinkedHashMap<String, Object>();
       r.put("bench", "drain-burst");
+      r.put(
+          "connections",
+          "every API server HTTPS (HTTP/2 by ALPN), EC2 over HTTPS "
+              + (unnamed.isEmpty()
+                  ? "as ec2.us-east-1.amazonaws.com (hosts file, port 443)"
+                  : "on a localhost port (" + unnamed.get() + ")")
+              + "; each environment makes its own handshakes");
       r.putAll(scheduleFields(schedule, environments, hostCpus(), share));
       r.put("events", events);
       r.put("podsPerNode", podsPerNode);

@@ -47,15 +47,18 @@ final class BurstEnvironments {
 
   /**
    * What the burst runs against: the simulated clusters (name → API server URL, in the stack's
-   * order; the burst's nodes are in the last) and the simulated EC2 endpoint (null: no EC2 lookup).
+   * order; the burst's nodes are in the last), their CAs where they speak HTTPS, and the simulated
+   * EC2 endpoint (null: no EC2 lookup).
    */
-  record Target(Map<String, String> clusters, URI ec2) {
+  record Target(Map<String, String> clusters, Map<String, String> cas, URI ec2) {
     Target {
       clusters = Collections.unmodifiableMap(new LinkedHashMap<>(clusters));
+      cas = Map.copyOf(cas);
     }
 
-    static Target single(String url) {
-      return new Target(Map.of("bench", url), null);
+    /** The cluster CA of {@code name} (base64 PEM) where its API server speaks HTTPS. */
+    Optional<String> ca(String name) {
+      return Optional.ofNullable(cas.get(name));
     }
   }
 
@@ -76,7 +79,7 @@ final class BurstEnvironments {
           .clusters()
           .forEach(
               (name, url) ->
-                  kubes.put(name, KubeClients.forUrl(url, Optional.empty(), () -> "sim-token")));
+                  kubes.put(name, KubeClients.forUrl(url, target.ca(name), () -> "sim-token")));
       var names = List.copyOf(kubes.keySet());
       KubernetesClient burstClient = kubes.get(names.get(names.size() - 1));
       DrainService service = // its own gateways and caches
@@ -241,17 +244,12 @@ final class BurstEnvironments {
   }
 
   /**
-   * The burst against the server at {@code url}: node {@code burst-i} (instance {@link
-   * BenchCommand#instanceId}(i)) gets event i; then the baseline, one environment cordoning {@code
-   * seq-i} (instance id 100 000 + i) for each event one after another. A warm-up environment drains
-   * {@link BenchCommand#WARM_INSTANCE} first and is closed (classes loaded, as in a snapshot).
+   * The burst against {@code url} (its clusters, the burst's in the last): node {@code burst-i}
+   * (instance {@link BenchCommand#instanceId}(i)) gets event i; then the baseline, one environment
+   * cordoning {@code seq-i} (instance id 100 000 + i) for each event one after another. A warm-up
+   * environment drains {@link BenchCommand#WARM_INSTANCE} first and is closed (classes loaded, as
+   * in a snapshot).
    */
-  static Map<String, Object> run(
-      String url, int events, int environments, Schedule schedule, PrintStream err)
-      throws Exception {
-    return run(Target.single(url), events, environments, schedule, err);
-  }
-
   static Map<String, Object> run(
       Target url, int events, int environments, Schedule schedule, PrintStream err)
       throws Exception {

@@ -56,7 +56,8 @@ class BurstEnvironmentsTest {
   @Test
   void shouldDrainEveryNodeOfTheBurstWithOneClientPerEnvironment() throws Exception {
     var time = SimTime.realTime();
-    try (var cluster = SimCluster.start(time)) {
+    // as deployed: HTTPS with HTTP/2, each environment's client trusting the cluster CA
+    try (var cluster = SimCluster.startHttps(time)) {
       for (int i = 0; i < 5; i++) {
         BenchCommand.seedNode(cluster, "burst-" + i, BenchCommand.instanceId(i), 3);
         BenchCommand.seedNode(cluster, "seq-" + i, BenchCommand.instanceId(100_000 + i), 0);
@@ -66,7 +67,10 @@ class BurstEnvironmentsTest {
 
       var f =
           BurstEnvironments.run(
-              cluster.url(),
+              new BurstEnvironments.Target(
+                  Map.of("bench", cluster.url()),
+                  Map.of("bench", cluster.caData().orElseThrow()),
+                  null),
               5,
               2,
               BurstEnvironments.Schedule.inWaves(1),
@@ -91,6 +95,10 @@ class BurstEnvironmentsTest {
           .isEqualTo(List.of("min", "median", "max", "sum"));
       assertThat(List.copyOf(((Map<?, ?>) f.get("eventHandlingMs")).keySet()))
           .isEqualTo(List.of("min", "median", "max", "sum"));
+      assertThat(cluster.url()).startsWith("https://");
+      // each environment its own connection and handshake: 2 environments, the warm-up one and
+      // the baseline's
+      assertThat(cluster.tlsConnections()).isGreaterThanOrEqualTo(4);
       for (int i = 0; i < 5; i++) {
         assertThat(cluster.podsOn("burst-" + i))
             .as("burst-%d keeps only its DaemonSet pod", i)
