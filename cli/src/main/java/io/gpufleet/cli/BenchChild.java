@@ -61,13 +61,16 @@ public final class BenchChild {
   }
 
   static KubernetesClient client(JsonNode input) {
-    return client(input, "url");
+    return client(input, "url", "ca");
   }
 
-  static KubernetesClient client(JsonNode input, String field) {
+  /**
+   * A client of the API server at {@code input[urlField]}, trusting {@code input[caField]} if any.
+   */
+  static KubernetesClient client(JsonNode input, String urlField, String caField) {
     return KubeClients.forUrl(
-        input.get(field).asText(),
-        Optional.ofNullable(input.get("ca")).map(JsonNode::asText),
+        input.get(urlField).asText(),
+        Optional.ofNullable(input.get(caField)).map(JsonNode::asText),
         () -> "sim-token");
   }
 

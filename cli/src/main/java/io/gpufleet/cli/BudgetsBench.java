@@ -67,9 +67,10 @@ final class BudgetsBench {
   Map<String, Object> run(
       int pools, int workloads, int latencyMs, boolean withBaseline, Confinement share)
       throws Exception {
-    try (var warm = SimCluster.start(SimTime.realTime());
-        var cluster = SimCluster.start(SimTime.realTime());
-        var baseline = SimCluster.start(SimTime.realTime())) {
+    // as deployed: HTTPS, HTTP/2 by ALPN as kube-apiserver, the child trusting each cluster's CA
+    try (var warm = SimCluster.startHttps(SimTime.realTime());
+        var cluster = SimCluster.startHttps(SimTime.realTime());
+        var baseline = SimCluster.startHttps(SimTime.realTime())) {
       for (var c : List.of(warm, cluster, baseline)) {
         seed(c, pools, workloads);
         c.setLatency(Duration.ofMillis(latencyMs));
@@ -85,10 +86,16 @@ final class BudgetsBench {
               Map.of(
                   "warmUrl",
                   warm.url(),
+                  "warmCa",
+                  warm.caData().orElseThrow(),
                   "url",
                   cluster.url(),
+                  "ca",
+                  cluster.caData().orElseThrow(),
                   "baselineUrl",
                   baseline.url(),
+                  "baselineCa",
+                  baseline.caData().orElseThrow(),
                   "baseline",
                   withBaseline),
               Map.of(
@@ -110,6 +117,7 @@ final class BudgetsBench {
       r.put("nodePools", pools);
       r.put("workloads", workloads);
       r.put("latencyMs", latencyMs);
+      r.put("apiServer", "HTTPS, HTTP/2 negotiated by ALPN as by kube-apiserver");
       r.putAll(f);
       r.put("requestsFirstRun", first.size());
       r.put("writesFirstRun", firstWrites);
@@ -135,7 +143,7 @@ final class BudgetsBench {
   /** The child side: cold first run + warm-up, measured first and second run, baseline. */
   static Map<String, Object> child(JsonNode input, PrintStream err) throws Exception {
     long coldMs;
-    try (KubernetesClient c = BenchChild.client(input, "warmUrl")) {
+    try (KubernetesClient c = BenchChild.client(input, "warmUrl", "warmCa")) {
       var s = service(c, 64);
       err.println("bench budgets: first reconcile in this JVM (cold), then warming up...");
       long tc = System.nanoTime();
@@ -145,8 +153,8 @@ final class BudgetsBench {
         s.reconcile(NIGHT.plus(Duration.ofHours(12L * i)), false, null);
       }
     }
-    try (KubernetesClient client = BenchChild.client(input, "url");
-        KubernetesClient baselineClient = BenchChild.client(input, "baselineUrl")) {
+    try (KubernetesClient client = BenchChild.client(input, "url", "ca");
+        KubernetesClient baselineClient = BenchChild.client(input, "baselineUrl", "baselineCa")) {
       ScheduleService service =
           service(client, ScheduleSettings.defaults("bench", "inline").writeConcurrency());
       long t0 = System.nanoTime();
