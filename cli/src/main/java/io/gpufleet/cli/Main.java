@@ -30,6 +30,7 @@ import picocli.CommandLine.Spec;
       BudgetsCommand.class,
       BenchCommand.class,
       DocsCommand.class,
+      ConfinementCommand.class,
       Main.Test.class,
       CommandLine.HelpCommand.class
     })

@@ -310,24 +310,17 @@ public final class RealCluster implements AutoCloseable {
   }
 
   /**
-   * The custom resources the functions use, from our own reduced CRDs on the classpath ({@code
-   * /crds/nodepool.yaml}: karpenter.sh/v1 NodePool; {@code /crds/scaledobject.yaml}: keda.sh
-   * ScaledObject): not Karpenter's or KEDA's, but the same group/version/kind/scope and a
-   * structural schema of the fields the functions read and write.
+   * Installs Karpenter's and KEDA's published CRDs ({@link PublishedCrds}: NodePool, NodeClaim,
+   * ScaledObject, pinned, from their Go modules; server-side apply, idempotent) and waits until
+   * they are served.
    */
-  public static final List<String> CRDS = List.of("/crds/nodepool.yaml", "/crds/scaledobject.yaml");
-
-  /** Installs {@link #CRDS} (server-side apply, idempotent) and waits until they are served. */
   public void installCrds() {
-    for (String resource : CRDS) {
+    for (Path file : PublishedCrds.locate().files()) {
       io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition crd;
-      try (var in = RealCluster.class.getResourceAsStream(resource)) {
-        if (in == null) {
-          throw new IllegalStateException("no " + resource + " on the classpath");
-        }
+      try (var in = Files.newInputStream(file)) {
         crd = admin().apiextensions().v1().customResourceDefinitions().load(in).item();
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot read " + resource, e);
+        throw new UncheckedIOException("cannot read " + file, e);
       }
       admin()
           .apiextensions()

@@ -1,0 +1,610 @@
+package io.gpufleet.cli.confinement;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gpufleet.cli.confinement.ApiCalls.Caller;
+import io.gpufleet.cli.confinement.ApiCalls.Response;
+import io.gpufleet.cli.confinement.ConfinementAttack.Outcome;
+import io.gpufleet.cli.confinement.ConfinementAttack.Target;
+import io.gpufleet.cli.confinement.ConfinementSpec.Policy;
+import io.gpufleet.sim.real.FunctionIdentity;
+import io.gpufleet.sim.real.KwokNodes;
+import io.gpufleet.sim.real.RealApiServerTest;
+import io.gpufleet.sim.real.RealCluster;
+import io.gpufleet.sim.real.RealNamespace;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Real API server tier, adversarial: with Karpenter's and KEDA's published CRDs and the shipped
+ * deploy/rbac and deploy/admission, each identity tries every field of the published schema of
+ * every object it may write, outside the fields its confinement spec owns (owner references,
+ * finalizers, foreign labels and annotations included), plus taints and effects, uncordon,
+ * deletion, subresources and other kinds. Every such write is refused; the functions' own writes
+ * succeed. The number of attempted writes per identity is printed and kept in
+ * target/confinement-attack.txt.
+ */
+@RealApiServerTest
+class RealApiConfinementAttackTest {
+  static final Path REPORT = Path.of("target", "confinement-attack.txt");
+
+  static Map<String, Policy> policies(Map<String, String> overrides) {
+    var out = new LinkedHashMap<String, Policy>();
+    for (var spec : ConfinementRender.specs(ConfinementRenderTest.ROOT, overrides)) {
+      if (spec.admission() != null) {
+        spec.admission().policies().forEach(p -> out.put(p.name(), p));
+      }
+    }
+    return out;
+  }
+
+  static ApiCalls api(RealCluster cluster) {
+    return new ApiCalls(cluster.url(), cluster.caData());
+  }
+
+  static Caller admin(RealCluster cluster) {
+    return Caller.bearer("admin", cluster.token());
+  }
+
+  static Caller as(RealCluster cluster, FunctionIdentity identity) {
+    return Caller.bearer(identity.function(), cluster.tokenOf(identity));
+  }
+
+  static JsonNode create(ApiCalls api, Caller admin, String path, String json) {
+    Response r = api.send(admin, "POST", path, "application/json", json);
+    assertThat(r.ok()).as("POST " + path + ": " + r.body()).isTrue();
+    return r.json();
+  }
+
+  // --- fixtures ---
+
+  static final String POOL =
+      """
+      {"apiVersion":"karpenter.sh/v1","kind":"NodePool",
+       "metadata":{"name":"%s","labels":{"team":"ml"},"annotations":{"example.com/owner":"ml"}},
+       "spec":{%s
+        "template":{"metadata":{"labels":{"workload":"gpu"}},"spec":{
+          "nodeClassRef":{"group":"karpenter.k8s.aws","kind":"EC2NodeClass","name":"gpu"},
+          "requirements":[{"key":"karpenter.k8s.aws/instance-family","operator":"In",
+                           "values":["p5","g6e"]}],
+          "taints":[{"key":"nvidia.com/gpu","effect":"NoSchedule"}],"expireAfter":"720h"}},
+        "disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized","consolidateAfter":"30s",
+          "budgets":[{"nodes":"10%%"}]}}}
+      """;
+
+  /** A dynamic NodePool (weight and limits) and a static one (replicas), as Karpenter allows. */
+  static List<String> nodePools(ApiCalls api, Caller admin, String ns) {
+    String dynamic = ns + "-dynamic";
+    String fixed = ns + "-static";
+    create(
+        api,
+        admin,
+        "/apis/karpenter.sh/v1/nodepools",
+        POOL.formatted(
+            dynamic, "\"weight\":10,\"limits\":{\"nvidia.com/gpu\":64,\"cpu\":\"1000\"},"));
+    create(
+        api,
+        admin,
+        "/apis/karpenter.sh/v1/nodepools",
+        POOL.formatted(fixed, "\"replicas\":2,\"limits\":{\"nodes\":5},"));
+    return List.of(dynamic, fixed);
+  }
+
+  static void workloads(ApiCalls api, Caller admin, String ns) {
+    create(
+        api,
+        admin,
+        "/apis/apps/v1/namespaces/" + ns + "/deployments",
+        """
+        {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+         "spec":{"replicas":0,"selector":{"matchLabels":{"app":"web"}},
+          "template":{"metadata":{"labels":{"app":"web"}},
+           "spec":{"containers":[{"name":"c","image":"registry.example/web:1"}]}}}}
+        """);
+    create(
+        api,
+        admin,
+        "/apis/autoscaling/v2/namespaces/" + ns + "/horizontalpodautoscalers",
+        """
+        {"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler",
+         "metadata":{"name":"web","labels":{"app":"web"}},
+         "spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},
+          "minReplicas":2,"maxReplicas":5,
+          "metrics":[{"type":"Resource","resource":{"name":"cpu",
+            "target":{"type":"Utilization","averageUtilization":60}}}]}}
+        """);
+    create(
+        api,
+        admin,
+        "/apis/keda.sh/v1alpha1/namespaces/" + ns + "/scaledobjects",
+        """
+        {"apiVersion":"keda.sh/v1alpha1","kind":"ScaledObject",
+         "metadata":{"name":"web","labels":{"app":"web"}},
+         "spec":{"scaleTargetRef":{"name":"web"},"minReplicaCount":1,"maxReplicaCount":5,
+          "triggers":[{"type":"cpu","metricType":"Utilization","metadata":{"value":"60"}}]}}
+        """);
+    create(
+        api,
+        admin,
+        "/api/v1/namespaces/" + ns + "/configmaps",
+        """
+        {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"gpufleet-schedule"},
+         "data":{"Deployment.web":"{}"}}
+        """);
+  }
+
+  /** What `gpufleet budgets rbac` binds for a policy naming {@code ns}. */
+  static void bindWriter(ApiCalls api, Caller admin, String ns, String group) {
+    create(
+        api,
+        admin,
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns + "/rolebindings",
+        """
+        {"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",
+         "metadata":{"name":"gpufleet-disruption-schedule-writer-%s"},
+         "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",
+                    "name":"gpufleet-disruption-schedule-writer"},
+         "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":"%s"}]}
+        """
+            .formatted(group, group));
+  }
+
+  static List<Target> scheduleTargets(Map<String, Policy> p, List<String> pools, String ns) {
+    var out = new ArrayList<Target>();
+    for (String pool : pools) {
+      out.add(
+          new Target(
+              "NodePool " + pool,
+              "/apis/karpenter.sh/v1/nodepools/" + pool,
+              "/openapi/v3/apis/karpenter.sh/v1",
+              "sh.karpenter.v1.NodePool",
+              p.get("gpufleet-disruption-schedule-nodepool-fields"),
+              true));
+    }
+    out.add(
+        new Target(
+            "HorizontalPodAutoscaler web",
+            "/apis/autoscaling/v2/namespaces/" + ns + "/horizontalpodautoscalers/web",
+            "/openapi/v3/apis/autoscaling/v2",
+            "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler",
+            p.get("gpufleet-disruption-schedule-hpa-fields"),
+            true));
+    out.add(
+        new Target(
+            "ScaledObject web",
+            "/apis/keda.sh/v1alpha1/namespaces/" + ns + "/scaledobjects/web",
+            "/openapi/v3/apis/keda.sh/v1alpha1",
+            "sh.keda.v1alpha1.ScaledObject",
+            p.get("gpufleet-disruption-schedule-scaledobject-fields"),
+            true));
+    out.add(
+        new Target(
+            "ConfigMap gpufleet-schedule",
+            "/api/v1/namespaces/" + ns + "/configmaps/gpufleet-schedule",
+            "/openapi/v3/api/v1",
+            "io.k8s.api.core.v1.ConfigMap",
+            p.get("gpufleet-disruption-schedule-configmap-fields"),
+            false));
+    return out;
+  }
+
+  static String summary(String identity, List<Outcome> outcomes, int extra) {
+    int attempted = outcomes.stream().mapToInt(Outcome::attempted).sum() + extra;
+    var sb = new StringBuilder();
+    sb.append(identity).append(": ").append(attempted).append(" attempted writes (");
+    for (Outcome o : outcomes) {
+      sb.append(o.label())
+          .append(' ')
+          .append(o.attempted())
+          .append(" fields, ")
+          .append(o.owned().size())
+          .append(" owned, ")
+          .append(o.unreachable().size())
+          .append(" the API server refuses to anyone; ");
+    }
+    sb.append(extra).append(" taints, deletions, subresources and other kinds)");
+    return sb.toString();
+  }
+
+  static void report(String line, List<Outcome> outcomes) throws IOException {
+    System.out.println("confinement attack: " + line);
+    Files.createDirectories(REPORT.getParent());
+    var text = new StringBuilder(line).append('\n');
+    for (Outcome o : outcomes) {
+      text.append("  ").append(o.label()).append('\n');
+      o.refused().forEach(r -> text.append("    refused ").append(r).append('\n'));
+      o.unreachable().forEach(r -> text.append("    unreachable ").append(r).append('\n'));
+      o.owned().forEach(r -> text.append("    owned ").append(r).append('\n'));
+    }
+    Files.writeString(
+        REPORT,
+        text.toString(),
+        java.nio.file.StandardOpenOption.CREATE,
+        java.nio.file.StandardOpenOption.APPEND);
+  }
+
+  /** Writes (method, path, body) as {@code who}, dry-run; the ones that were admitted. */
+  static List<String> admittedOf(ApiCalls api, Caller who, List<String[]> writes) {
+    var admitted = new ArrayList<String>();
+    for (String[] w : writes) {
+      String sep = w[1].contains("?") ? "&" : "?";
+      String type = w.length > 3 ? w[3] : "application/merge-patch+json";
+      Response r =
+          api.send(
+              who,
+              w[0],
+              w[1] + sep + "dryRun=All",
+              w[0].equals("POST") || w[0].equals("PUT") ? "application/json" : type,
+              w.length > 2 ? w[2] : null);
+      if (r.ok()) {
+        admitted.add(w[0] + " " + w[1] + " " + (w.length > 2 ? w[2] : ""));
+      }
+    }
+    return admitted;
+  }
+
+  /** Deletions, subresources and other kinds no function may write, for every identity. */
+  static List<String[]> otherWrites(String ns, List<String> pools, String node) {
+    String pool = pools.getFirst();
+    var w = new ArrayList<String[]>();
+    w.add(new String[] {"DELETE", "/api/v1/nodes/" + node});
+    w.add(
+        new String[] {
+          "PATCH",
+          "/api/v1/nodes/" + node + "/status",
+          "{\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"64\"}}}"
+        });
+    w.add(
+        new String[] {
+          "POST",
+          "/api/v1/nodes",
+          "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" + ns + "-forged\"}}"
+        });
+    w.add(new String[] {"DELETE", "/apis/karpenter.sh/v1/nodepools/" + pool});
+    w.add(
+        new String[] {
+          "PATCH",
+          "/apis/karpenter.sh/v1/nodepools/" + pools.get(1) + "/scale",
+          "{\"spec\":{\"replicas\":50}}"
+        });
+    w.add(
+        new String[] {
+          "PATCH",
+          "/apis/karpenter.sh/v1/nodepools/" + pool + "/status",
+          "{\"status\":{\"nodes\":7}}"
+        });
+    w.add(
+        new String[] {
+          "POST", "/apis/karpenter.sh/v1/nodepools", POOL.formatted(ns + "-forged", "")
+        });
+    w.add(
+        new String[] {
+          "DELETE", "/apis/autoscaling/v2/namespaces/" + ns + "/horizontalpodautoscalers/web"
+        });
+    w.add(
+        new String[] {"DELETE", "/apis/keda.sh/v1alpha1/namespaces/" + ns + "/scaledobjects/web"});
+    w.add(new String[] {"DELETE", "/api/v1/namespaces/" + ns + "/configmaps/gpufleet-schedule"});
+    w.add(
+        new String[] {
+          "POST",
+          "/api/v1/namespaces/" + ns + "/configmaps",
+          "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"other\"}}"
+        });
+    w.add(
+        new String[] {
+          "PATCH",
+          "/apis/apps/v1/namespaces/" + ns + "/deployments/web",
+          "{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"evil.example/x:1\"}]}}}}"
+        });
+    w.add(new String[] {"DELETE", "/apis/apps/v1/namespaces/" + ns + "/deployments/web"});
+    w.add(
+        new String[] {
+          "POST",
+          "/api/v1/namespaces/" + ns + "/pods",
+          "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"evil.example/x:1\"}]}}"
+        });
+    w.add(
+        new String[] {
+          "POST",
+          "/api/v1/namespaces/" + ns + "/secrets",
+          "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"x\"}}"
+        });
+    w.add(new String[] {"DELETE", "/api/v1/namespaces/" + ns});
+    w.add(
+        new String[] {
+          "POST",
+          "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+          "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRoleBinding\",\"metadata\":{\"name\":\""
+              + ns
+              + "-escalate\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"cluster-admin\"},\"subjects\":[{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"Group\",\"name\":\"system:authenticated\"}]}"
+        });
+    w.add(
+        new String[] {
+          "PATCH",
+          "/apis/rbac.authorization.k8s.io/v1/clusterroles/gpufleet-disruption-schedule-writer",
+          "{\"rules\":[{\"apiGroups\":[\"*\"],\"resources\":[\"*\"],\"verbs\":[\"*\"]}]}"
+        });
+    for (String policy :
+        List.of(
+            "gpufleet-interruption-drain-node-fields",
+            "gpufleet-disruption-schedule-nodepool-fields")) {
+      w.add(
+          new String[] {
+            "DELETE",
+            "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/" + policy
+          });
+      w.add(
+          new String[] {
+            "PATCH",
+            "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/" + policy,
+            "{\"spec\":{\"validations\":[{\"expression\":\"true\"}]}}"
+          });
+    }
+    return w;
+  }
+
+  @Test
+  void shouldRefuseTheDrainEveryWriteOutsideItsSpecAndAllowItsOwn(
+      RealCluster cluster, RealNamespace ns) throws IOException {
+    // Given a node an administrator tainted, and another it cordoned (a faulty GPU)
+    var api = api(cluster);
+    var admin = admin(cluster);
+    var drain = as(cluster, FunctionIdentity.INTERRUPTION_DRAIN);
+    var policy = policies(Map.of()).get("gpufleet-interruption-drain-node-fields");
+    String node =
+        ns.createNode(
+                KwokNodes.Spec.karpenter(
+                    "attack",
+                    "i-0a77ac0000000a001",
+                    "us-east-1a",
+                    "g6e.12xlarge",
+                    "spot",
+                    "gpu-inference",
+                    4))
+            .getMetadata()
+            .getName();
+    String fenced =
+        ns.createNode(
+                KwokNodes.Spec.karpenter(
+                    "fenced",
+                    "i-0a77ac0000000a002",
+                    "us-east-1a",
+                    "g6e.12xlarge",
+                    "spot",
+                    "gpu-inference",
+                    4))
+            .getMetadata()
+            .getName();
+    assertThat(
+            api.mergePatch(
+                    admin,
+                    "/api/v1/nodes/" + node,
+                    ApiCalls.read(
+                        "{\"spec\":{\"taints\":[{\"key\":\"example.com/admin\",\"effect\":\"NoSchedule\"}]}}"),
+                    false)
+                .ok())
+        .isTrue();
+    assertThat(
+            api.mergePatch(
+                    admin,
+                    "/api/v1/nodes/" + fenced,
+                    ApiCalls.read("{\"spec\":{\"unschedulable\":true}}"),
+                    false)
+                .ok())
+        .isTrue();
+    workloads(api, admin, ns.name());
+    var pools = nodePools(api, admin, ns.name());
+    var attack = new ConfinementAttack(api, admin);
+
+    // When the drain writes every field of the published Node schema it does not own
+    var outcome =
+        attack.fields(
+            new Target(
+                "Node " + node,
+                "/api/v1/nodes/" + node,
+                "/openapi/v3/api/v1",
+                "io.k8s.api.core.v1.Node",
+                policy,
+                true),
+            drain);
+    // and its taint with the other effects, a foreign taint, an uncordon of someone else's cordon,
+    // deletion, subresources and other kinds
+    String key = "gpufleet.io/interruption";
+    var writes = new ArrayList<String[]>();
+    for (String effect : List.of("NoExecute", "PreferNoSchedule")) {
+      writes.add(
+          new String[] {
+            "PATCH",
+            "/api/v1/nodes/" + node,
+            "{\"spec\":{\"taints\":[{\"key\":\"example.com/admin\",\"effect\":\"NoSchedule\"},{\"key\":\""
+                + key
+                + "\",\"effect\":\""
+                + effect
+                + "\"}]}}"
+          });
+    }
+    writes.add(
+        new String[] {
+          "PATCH",
+          "/api/v1/nodes/" + node,
+          "{\"spec\":{\"taints\":[{\"key\":\"example.com/admin\",\"effect\":\"NoSchedule\"},{\"key\":\"example.com/other\",\"effect\":\"NoSchedule\"}]}}"
+        });
+    writes.add(
+        new String[] {
+          "PATCH",
+          "/api/v1/nodes/" + node,
+          "{\"spec\":{\"taints\":[{\"key\":\"example.com/admin\",\"effect\":\"NoExecute\"}]}}"
+        });
+    writes.add(new String[] {"PATCH", "/api/v1/nodes/" + node, "{\"spec\":{\"taints\":null}}"});
+    writes.add(
+        new String[] {"PATCH", "/api/v1/nodes/" + fenced, "{\"spec\":{\"unschedulable\":false}}"});
+    writes.add(
+        new String[] {
+          "PATCH",
+          "/api/v1/nodes/" + fenced,
+          "{\"metadata\":{\"annotations\":{\"gpufleet.io/drain\":\"{}\"}},\"spec\":{\"unschedulable\":false}}"
+        });
+    writes.addAll(otherWrites(ns.name(), pools, node));
+    writes.add(
+        new String[] {
+          "PUT",
+          "/apis/apps/v1/namespaces/" + ns.name() + "/deployments/web/scale",
+          "{\"apiVersion\":\"autoscaling/v1\",\"kind\":\"Scale\",\"metadata\":{\"name\":\"web\",\"namespace\":\""
+              + ns.name()
+              + "\"},\"spec\":{\"replicas\":1}}"
+        });
+    writes.add(
+        new String[] {
+          "PATCH",
+          "/apis/karpenter.sh/v1/nodepools/" + pools.getFirst(),
+          "{\"spec\":{\"disruption\":{\"budgets\":[{\"nodes\":\"100%\"}]}}}"
+        });
+    var admittedExtra = admittedOf(api, drain, writes);
+
+    // Then every one is refused
+    report(summary("interruption-drain", List.of(outcome), writes.size()), List.of(outcome));
+    assertThat(outcome.admitted()).as("fields the drain could change").isEmpty();
+    assertThat(admittedExtra).as("other writes the drain could make").isEmpty();
+    assertThat(outcome.attempted()).as("attacked Node fields").isGreaterThan(40);
+    assertThat(outcome.refused()).anyMatch(r -> r.startsWith("metadata.ownerReferences"));
+    assertThat(outcome.refused()).anyMatch(r -> r.startsWith("metadata.finalizers"));
+
+    // and its own writes succeed: claim, taint with its effect, cordon, LB label in one patch; then
+    // uncordon together with removing its marker
+    var claim =
+        api.mergePatch(
+            drain,
+            "/api/v1/nodes/" + node,
+            ApiCalls.read(
+                "{\"metadata\":{\"labels\":{\"node.kubernetes.io/exclude-from-external-load-balancers\":\"true\"},\"annotations\":{\"gpufleet.io/drain\":\"{}\"}},"
+                    + "\"spec\":{\"unschedulable\":true,\"taints\":[{\"key\":\"example.com/admin\",\"effect\":\"NoSchedule\"},{\"key\":\""
+                    + key
+                    + "\",\"value\":\"spot\",\"effect\":\"NoSchedule\"}]}}"),
+            false);
+    assertThat(claim.ok()).as(claim.body()).isTrue();
+    var release =
+        api.mergePatch(
+            drain,
+            "/api/v1/nodes/" + node,
+            ApiCalls.read(
+                "{\"metadata\":{\"annotations\":{\"gpufleet.io/drain\":null}},\"spec\":{\"unschedulable\":false}}"),
+            false);
+    assertThat(release.ok()).as(release.body()).isTrue();
+  }
+
+  @Test
+  void shouldRefuseTheScheduleEveryWriteOutsideItsSpecAndAllowItsOwn(
+      RealCluster cluster, RealNamespace ns) throws IOException {
+    // Given NodePools (dynamic and static), an HPA, a ScaledObject and the replica memory, in a
+    // namespace whose writes the schedule was granted (as `gpufleet budgets rbac` binds them)
+    var api = api(cluster);
+    var admin = admin(cluster);
+    var schedule = as(cluster, FunctionIdentity.DISRUPTION_SCHEDULE);
+    workloads(api, admin, ns.name());
+    bindWriter(api, admin, ns.name(), "gpufleet-schedule");
+    var pools = nodePools(api, admin, ns.name());
+    String node =
+        ns.createNode(
+                KwokNodes.Spec.karpenter(
+                    "sched",
+                    "i-0a77ac0000000b001",
+                    "us-east-1a",
+                    "g6e.12xlarge",
+                    "spot",
+                    "gpu-inference",
+                    4))
+            .getMetadata()
+            .getName();
+    var attack = new ConfinementAttack(api, admin);
+
+    // When the schedule writes every field of their published schemas it does not own, and
+    // deletions, subresources and other kinds
+    var outcomes = new ArrayList<Outcome>();
+    for (Target t : scheduleTargets(policies(Map.of()), pools, ns.name())) {
+      outcomes.add(attack.fields(t, schedule));
+    }
+    var writes = otherWrites(ns.name(), pools, node);
+    writes.add(
+        new String[] {"PATCH", "/api/v1/nodes/" + node, "{\"spec\":{\"unschedulable\":true}}"});
+    var admittedExtra = admittedOf(api, schedule, writes);
+
+    // Then every one is refused
+    report(summary("disruption-schedule", outcomes, writes.size()), outcomes);
+    for (Outcome o : outcomes) {
+      assertThat(o.admitted()).as("fields the schedule could change in " + o.label()).isEmpty();
+      assertThat(o.refused()).as(o.label()).anyMatch(r -> r.startsWith("metadata.ownerReferences"));
+      assertThat(o.refused()).as(o.label()).anyMatch(r -> r.startsWith("metadata.finalizers"));
+    }
+    assertThat(admittedExtra).as("other writes the schedule could make").isEmpty();
+    assertThat(outcomes.getFirst().refused()).anyMatch(r -> r.startsWith("spec.template"));
+    assertThat(outcomes.get(1).refused())
+        .as("the static pool's replicas")
+        .anyMatch(r -> r.startsWith("spec.replicas"));
+
+    // and its own writes succeed against the published CRDs: night budgets that pass Karpenter's
+    // CEL rules, minReplicas, KEDA's paused-replicas, its replica memory
+    String pool = "/apis/karpenter.sh/v1/nodepools/" + pools.getFirst();
+    var budgets =
+        api.mergePatch(
+            schedule,
+            pool,
+            ApiCalls.read(
+                "{\"metadata\":{\"annotations\":{\"gpufleet.io/original\":\"{}\",\"gpufleet.io/applied\":\"{}\"}},"
+                    + "\"spec\":{\"disruption\":{\"consolidateAfter\":\"Never\",\"budgets\":[{\"nodes\":\"0\"},"
+                    + "{\"nodes\":\"1\",\"schedule\":\"0 9 * * mon-fri\",\"duration\":\"8h\",\"reasons\":[\"Underutilized\"]}]}}}"),
+            false);
+    assertThat(budgets.ok()).as(budgets.body()).isTrue();
+    // (Karpenter's CEL rules are in force: a schedule without a duration is refused to anyone)
+    var invalid =
+        api.mergePatch(
+            admin,
+            pool,
+            ApiCalls.read(
+                "{\"spec\":{\"disruption\":{\"budgets\":[{\"nodes\":\"0\",\"schedule\":\"@daily\"}]}}}"),
+            true);
+    assertThat(invalid.code()).as(invalid.body()).isEqualTo(422);
+    String nsPath = "/namespaces/" + ns.name();
+    assertThat(
+            api.mergePatch(
+                    schedule,
+                    "/apis/autoscaling/v2" + nsPath + "/horizontalpodautoscalers/web",
+                    ApiCalls.read("{\"spec\":{\"minReplicas\":1}}"),
+                    false)
+                .ok())
+        .isTrue();
+    assertThat(
+            api.mergePatch(
+                    schedule,
+                    "/apis/keda.sh/v1alpha1" + nsPath + "/scaledobjects/web",
+                    ApiCalls.read(
+                        "{\"metadata\":{\"annotations\":{\"autoscaling.keda.sh/paused-replicas\":\"0\"}}}"),
+                    false)
+                .ok())
+        .isTrue();
+    assertThat(
+            api.mergePatch(
+                    schedule,
+                    "/api/v1" + nsPath + "/configmaps/gpufleet-schedule",
+                    ApiCalls.read("{\"data\":{\"Deployment.web\":\"{\\\"original\\\":2}\"}}"),
+                    false)
+                .ok())
+        .isTrue();
+    var scale =
+        api.send(
+            schedule,
+            "PUT",
+            "/apis/apps/v1" + nsPath + "/deployments/web/scale",
+            "application/json",
+            "{\"apiVersion\":\"autoscaling/v1\",\"kind\":\"Scale\",\"metadata\":{\"name\":\"web\",\"namespace\":\""
+                + ns.name()
+                + "\"},\"spec\":{\"replicas\":1}}");
+    assertThat(scale.ok()).as(scale.body()).isTrue();
+  }
+}
