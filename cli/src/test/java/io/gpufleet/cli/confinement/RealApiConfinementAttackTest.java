@@ -80,9 +80,27 @@ class RealApiConfinementAttackTest {
       """;
 
   /** A dynamic NodePool (weight and limits) and a static one (replicas), as Karpenter allows. */
+  /** NodePools are cluster-scoped: the ones a test made, deleted after it. */
+  static final List<String[]> CREATED_POOLS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  @org.junit.jupiter.api.AfterEach
+  void deletePools(RealCluster cluster) {
+    deleteCreatedPools(cluster);
+  }
+
+  static void deleteCreatedPools(RealCluster cluster) {
+    var api = api(cluster);
+    for (String[] p : CREATED_POOLS) {
+      api.send(admin(cluster), "DELETE", "/apis/karpenter.sh/v1/nodepools/" + p[0], null, null);
+      CREATED_POOLS.remove(p);
+    }
+  }
+
   static List<String> nodePools(ApiCalls api, Caller admin, String ns) {
     String dynamic = ns + "-dynamic";
     String fixed = ns + "-static";
+    CREATED_POOLS.add(new String[] {dynamic});
+    CREATED_POOLS.add(new String[] {fixed});
     create(
         api,
         admin,

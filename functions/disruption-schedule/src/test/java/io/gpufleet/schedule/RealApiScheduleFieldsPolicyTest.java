@@ -104,7 +104,7 @@ class RealApiScheduleFieldsPolicyTest {
         refusedThenAllowed(
             ns,
             policy,
-            "may not change a NodePool's labels",
+            "may not change the labels of a NodePool",
             c ->
                 mergePatch(
                     c,
@@ -200,7 +200,7 @@ class RealApiScheduleFieldsPolicyTest {
         refusedThenAllowed(
             ns,
             "gpufleet-disruption-schedule-scaledobject-fields",
-            "may not change a ScaledObject's spec",
+            "may not change spec of a ScaledObject",
             c ->
                 mergePatch(
                     c,

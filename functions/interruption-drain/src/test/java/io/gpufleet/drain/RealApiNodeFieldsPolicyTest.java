@@ -35,12 +35,12 @@ class RealApiNodeFieldsPolicyTest {
         Arguments.of(
             "another label",
             "{\"metadata\":{\"labels\":{\"team\":\"ml\"}}}",
-            "may change only the node label",
+            "may change only the labels node.kubernetes.io/exclude-from-external-load-balancers of a node",
             (Predicate<Node>) n -> "ml".equals(n.getMetadata().getLabels().get("team"))),
         Arguments.of(
             "another annotation",
             "{\"metadata\":{\"annotations\":{\"example.com/owner\":\"someone\"}}}",
-            "may change only the node annotation gpufleet.io/drain",
+            "may change only the annotations gpufleet.io/drain of a node",
             (Predicate<Node>)
                 n ->
                     n.getMetadata().getAnnotations() != null
@@ -58,7 +58,7 @@ class RealApiNodeFieldsPolicyTest {
         Arguments.of(
             "a label the node already has",
             "{\"metadata\":{\"labels\":{\"karpenter.sh/capacity-type\":\"on-demand\"}}}",
-            "may change only the node label",
+            "may change only the labels node.kubernetes.io/exclude-from-external-load-balancers of a node",
             (Predicate<Node>)
                 n ->
                     "on-demand"
