@@ -60,8 +60,9 @@ final class BudgetsCommand implements Callable<Integer> {
   }
 
   /**
-   * The RoleBindings (or, for a policy whose rules name no namespaces, the ClusterRoleBinding) that
-   * give the schedule's group its write permissions where the policy scales workloads.
+   * The RoleBindings that give the schedule's group its write permissions in the namespaces the
+   * policy scales workloads in; never a ClusterRoleBinding (a rule naming no namespace, or a
+   * protected one, is refused).
    */
   @Command(
       name = "rbac",
@@ -90,7 +91,11 @@ final class BudgetsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       Policy loaded = load(policy);
-      out.print(ScheduleRbac.yaml(loaded, group, policy.toString()));
+      try {
+        out.print(ScheduleRbac.yaml(loaded, group, policy.toString()));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("budgets rbac: " + policy + ": " + e.getMessage());
+      }
       return 0;
     }
   }

@@ -136,6 +136,26 @@ final class EnvironmentReference {
                   "Most instances remembered as in no listed cluster (see ROUTING_NEGATIVE_TTL)."),
               Map.entry("SCHEDULE_WRITE_CONCURRENCY", "Server-side applies in flight at once."),
               Map.entry(
+                  "SCHEDULE_PROTECTED_NAMESPACES",
+                  "Namespaces no policy may name or scale, added to the built-in ones (kube-system,"
+                      + " kube-public, kube-node-lease, karpenter, gpu-operator,"
+                      + " nvidia-gpu-operator, gpufleet-system); comma separated."),
+              Map.entry(
+                  "SCHEDULE_MAX_REPLICAS", "Replica ceiling of every workload rule and window."),
+              Map.entry(
+                  "SCHEDULE_MAX_CHANGES",
+                  "Objects one run may change; a run that would change more writes nothing and"
+                      + " reports GUARDRAIL (alarmed)."),
+              Map.entry(
+                  "SCHEDULE_FLOOR_WINDOWS",
+                  "Windows (comma separated) in which budgets have a floor: at most"
+                      + " SCHEDULE_FLOOR_MAX_DISRUPTION of a pool's nodes (or 1 node) disrupted at"
+                      + " once, consolidateAfter at least 1m."),
+              Map.entry(
+                  "SCHEDULE_FLOOR_MAX_DISRUPTION",
+                  "Percent of a pool's nodes a budget may let be disrupted at once in the floor"
+                      + " windows."),
+              Map.entry(
                   "SCHEDULE_KUBE_EVENTS", "Write a Kubernetes Event on every changed object."),
               Map.entry(
                   "PREFLIGHT_PLAN",

@@ -3,6 +3,7 @@ package io.gpufleet.schedule;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.json.Yaml;
+import io.gpufleet.schedule.policy.Guardrails;
 import io.gpufleet.schedule.policy.Policy;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,9 +12,10 @@ import java.util.TreeSet;
 /**
  * The bindings of the schedule's write permissions (the ClusterRole {@value #WRITER_ROLE} of
  * deploy/rbac/disruption-schedule.yaml) that a policy needs: one RoleBinding per namespace its
- * workload rules name, so the schedule can scale nothing outside them; a single ClusterRoleBinding
- * only when a workload rule names no namespaces (it then selects workloads in every namespace). A
- * policy without workload rules needs none. {@code gpufleet budgets rbac} prints them.
+ * workload rules name, so the schedule can scale nothing outside them. Never a ClusterRoleBinding:
+ * a rule that names no namespace, or names a protected one ({@link Guardrails}), is refused with
+ * the rule named. A policy without workload rules needs none. {@code gpufleet budgets rbac} prints
+ * them.
  */
 public final class ScheduleRbac {
   public static final String WRITER_ROLE = "gpufleet-disruption-schedule-writer";
@@ -21,30 +23,42 @@ public final class ScheduleRbac {
 
   private ScheduleRbac() {}
 
-  /** The namespaces the workload rules name, sorted; empty when a rule names none (all). */
-  public static List<String> namespaces(Policy policy) {
+  /**
+   * The namespaces the workload rules name, sorted.
+   *
+   * @throws IllegalArgumentException when a rule names none or a protected one
+   */
+  public static List<String> namespaces(Policy policy, Guardrails guardrails) {
     var out = new TreeSet<String>();
-    for (var rule : policy.workloads()) {
+    var problems = new ArrayList<String>();
+    for (int i = 0; i < policy.workloads().size(); i++) {
+      var rule = policy.workloads().get(i);
       if (rule.selector().namespaces().isEmpty()) {
-        return List.of();
+        problems.add(
+            "workloads["
+                + i
+                + "] ("
+                + rule.name()
+                + ") names no namespaces: the schedule's write role is bound per namespace only"
+                + " (never cluster-wide); name the namespaces it scales");
       }
       out.addAll(rule.selector().namespaces());
+    }
+    problems.addAll(guardrails.problems(policy));
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(String.join("; ", problems));
     }
     return List.copyOf(out);
   }
 
-  /** The binding objects for {@code group}. */
+  public static List<String> namespaces(Policy policy) {
+    return namespaces(policy, Guardrails.defaults());
+  }
+
+  /** The RoleBindings for {@code group}, one per namespace. */
   public static List<ObjectNode> bindings(Policy policy, String group) {
     var out = new ArrayList<ObjectNode>();
-    if (policy.workloads().isEmpty()) {
-      return out;
-    }
-    List<String> namespaces = namespaces(policy);
-    if (namespaces.isEmpty()) {
-      out.add(binding("ClusterRoleBinding", null, group));
-    } else {
-      namespaces.forEach(ns -> out.add(binding("RoleBinding", ns, group)));
-    }
+    namespaces(policy).forEach(ns -> out.add(binding("RoleBinding", ns, group)));
     return out;
   }
 
@@ -60,11 +74,6 @@ public final class ScheduleRbac {
     if (docs.isEmpty()) {
       out.append("# The policy has no workload rules: no bindings needed.\n");
       return out.toString();
-    }
-    if (docs.get(0).path("kind").asText().equals("ClusterRoleBinding")) {
-      out.append(
-          "# A workload rule names no namespaces, so the schedule may scale workloads in every\n"
-              + "# namespace. Name the namespaces in every rule to bind per namespace instead.\n");
     }
     out.append("# Apply with: kubectl apply -f -   (needs deploy/rbac/disruption-schedule.yaml)\n");
     for (ObjectNode doc : docs) {

@@ -39,7 +39,9 @@ public final class ScheduleReporting implements OutcomeReporter.Mapping<Schedule
   @Override
   public LogLine logLine(ScheduleOutcome o) {
     var level =
-        o.status() == Status.REJECTED || o.status() == Status.INVALID_POLICY
+        o.status() == Status.REJECTED
+                || o.status() == Status.INVALID_POLICY
+                || o.status() == Status.GUARDRAIL
             ? Level.WARN
             : Level.INFO;
     return new LogLine(
@@ -77,6 +79,7 @@ public final class ScheduleReporting implements OutcomeReporter.Mapping<Schedule
     boolean interesting =
         !o.changes().isEmpty()
             || o.status() == Status.INVALID_POLICY
+            || o.status() == Status.GUARDRAIL
             || o.status() == Status.PARTIAL;
     if (!interesting) {
       return Optional.empty();
@@ -87,7 +90,9 @@ public final class ScheduleReporting implements OutcomeReporter.Mapping<Schedule
 
   @Override
   public Optional<Notice> notice(ScheduleOutcome o) {
-    if (o.status() == Status.INVALID_POLICY || o.status() == Status.PARTIAL) {
+    if (o.status() == Status.INVALID_POLICY
+        || o.status() == Status.PARTIAL
+        || o.status() == Status.GUARDRAIL) {
       return Optional.of(new Notice(subject(o), summary(o)));
     }
     return Optional.empty();

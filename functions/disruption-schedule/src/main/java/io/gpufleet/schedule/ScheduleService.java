@@ -7,6 +7,7 @@ import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.model.ScheduleOutcome.Status;
 import io.gpufleet.schedule.model.TargetState;
 import io.gpufleet.schedule.policy.Policy;
+import io.gpufleet.schedule.policy.PolicyException;
 import io.gpufleet.schedule.policy.PolicyParser;
 import java.time.Clock;
 import java.time.Instant;
@@ -94,7 +95,12 @@ public final class ScheduleService {
       throw new ConfigException(
           "cannot read policy " + policySource.name() + ": " + e.getMessage());
     }
-    return PolicyParser.parse(text, policySource.name());
+    Policy policy = PolicyParser.parse(text, policySource.name());
+    var broken = settings.guardrails().problems(policy);
+    if (!broken.isEmpty()) {
+      throw new PolicyException(policySource.name() + " (guardrails)", broken);
+    }
+    return policy;
   }
 
   /** A reconcile for {@code at} (the CLI's --at; the Lambda passes the clock's now). */
@@ -120,7 +126,11 @@ public final class ScheduleService {
   public ScheduleOutcome run(
       Policy policy, Instant at, boolean dryRun, ScheduleTick tick, long t0) {
     List<TargetState> pools = policy.nodePools().isEmpty() ? List.of() : cluster.nodePools();
-    List<TargetState> workloads = cluster.workloads();
+    // a rule that names no namespace still never touches a protected one
+    List<TargetState> workloads =
+        cluster.workloads().stream()
+            .filter(w -> !settings.guardrails().protects(w.ref().namespace()))
+            .toList();
     Planner.Plan plan = Planner.plan(policy, at, pools, workloads);
     var changes = new ArrayList<Change>();
     var notices = new ArrayList<Change>();
@@ -133,7 +143,8 @@ public final class ScheduleService {
       }
     }
     int failed = 0;
-    if (dryRun) {
+    boolean capped = !dryRun && writes.size() > settings.guardrails().maxChanges();
+    if (dryRun || capped) {
       writes.forEach(s -> changes.add(s.change().withResult(Change.Result.DRY_RUN, null)));
     } else {
       for (Change c : execute(writes)) {
@@ -143,14 +154,24 @@ public final class ScheduleService {
         }
       }
     }
-    int written = dryRun ? 0 : changes.size() - failed;
-    Status status = dryRun ? Status.DRY_RUN : failed > 0 ? Status.PARTIAL : Status.RECONCILED;
+    int written = dryRun || capped ? 0 : changes.size() - failed;
+    Status status =
+        capped
+            ? Status.GUARDRAIL
+            : dryRun ? Status.DRY_RUN : failed > 0 ? Status.PARTIAL : Status.RECONCILED;
     var w = plan.window();
     String message =
-        (dryRun ? "would write " + changes.size() : "wrote " + written)
-            + " objects for window "
-            + w.name()
-            + (failed > 0 ? "; " + failed + " writes failed (the next run retries them)" : "");
+        capped
+            ? "refused: the run would change "
+                + writes.size()
+                + " objects, more than the "
+                + settings.guardrails().maxChanges()
+                + " a run may change (SCHEDULE_MAX_CHANGES); nothing written for window "
+                + w.name()
+            : (dryRun ? "would write " + changes.size() : "wrote " + written)
+                + " objects for window "
+                + w.name()
+                + (failed > 0 ? "; " + failed + " writes failed (the next run retries them)" : "");
     return new ScheduleOutcome(
         status,
         settings.clusterName(),
@@ -167,7 +188,8 @@ public final class ScheduleService {
         List.copyOf(changes),
         List.copyOf(notices),
         message,
-        (System.nanoTime() - t0) / 1_000_000);
+        (System.nanoTime() - t0) / 1_000_000,
+        settings.guardrails().describe());
   }
 
   /** Applies every write on virtual threads, at most writeConcurrency in flight; order kept. */

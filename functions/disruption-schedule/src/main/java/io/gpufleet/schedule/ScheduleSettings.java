@@ -2,6 +2,7 @@ package io.gpufleet.schedule;
 
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
+import io.gpufleet.schedule.policy.Guardrails;
 
 /**
  * Configuration from the environment (also CLI flags):
@@ -13,6 +14,9 @@ import io.gpufleet.core.config.Settings;
  *   <li>{@code SCHEDULE_DRY_RUN} (default false): compute and report the diff, write nothing
  *   <li>{@code SCHEDULE_WRITE_CONCURRENCY} (default 64): applies in flight at once
  *   <li>{@code SCHEDULE_KUBE_EVENTS} (default true): a Kubernetes Event per changed object
+ *   <li>the {@link Guardrails} ({@code SCHEDULE_PROTECTED_NAMESPACES}, {@code
+ *       SCHEDULE_MAX_REPLICAS}, {@code SCHEDULE_MAX_CHANGES}, {@code SCHEDULE_FLOOR_WINDOWS},
+ *       {@code SCHEDULE_FLOOR_MAX_DISRUPTION}), on by default
  * </ul>
  */
 public record ScheduleSettings(
@@ -20,7 +24,17 @@ public record ScheduleSettings(
     String policySource,
     boolean dryRun,
     int writeConcurrency,
-    boolean kubeEvents) {
+    boolean kubeEvents,
+    Guardrails guardrails) {
+
+  public ScheduleSettings(
+      String clusterName,
+      String policySource,
+      boolean dryRun,
+      int writeConcurrency,
+      boolean kubeEvents) {
+    this(clusterName, policySource, dryRun, writeConcurrency, kubeEvents, Guardrails.defaults());
+  }
 
   public static ScheduleSettings from(Settings s) {
     String source = s.required("SCHEDULE_POLICY");
@@ -35,7 +49,8 @@ public record ScheduleSettings(
         source,
         s.bool("SCHEDULE_DRY_RUN", false),
         s.integer("SCHEDULE_WRITE_CONCURRENCY", 64, 1, 256),
-        s.bool("SCHEDULE_KUBE_EVENTS", true));
+        s.bool("SCHEDULE_KUBE_EVENTS", true),
+        Guardrails.from(s));
   }
 
   public static ScheduleSettings defaults(String cluster, String policySource) {

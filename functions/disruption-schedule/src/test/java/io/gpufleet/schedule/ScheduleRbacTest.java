@@ -1,6 +1,7 @@
 package io.gpufleet.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpufleet.schedule.policy.PolicyParser;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ class ScheduleRbacTest {
   }
 
   @Test
-  void shouldFallBackToOneClusterRoleBindingAndSaySoWhenARuleNamesNoNamespace() {
+  void shouldRefuseARuleThatNamesNoNamespaceInsteadOfBindingClusterWide() {
     var policy =
         PolicyParser.parse(
             BASE
@@ -52,15 +53,27 @@ class ScheduleRbacTest {
                 """,
             "p");
 
-    assertThat(ScheduleRbac.bindings(policy, "g"))
-        .singleElement()
-        .satisfies(
-            b -> {
-              assertThat(b.path("kind").asText()).isEqualTo("ClusterRoleBinding");
-              assertThat(b.at("/metadata/namespace").isMissingNode()).isTrue();
-              assertThat(b.at("/subjects/0/name").asText()).isEqualTo("g");
-            });
-    assertThat(ScheduleRbac.yaml(policy, "g", "p")).contains("names no namespaces");
+    assertThatThrownBy(() -> ScheduleRbac.bindings(policy, "g"))
+        .hasMessageContaining("workloads[1] (everywhere) names no namespaces")
+        .hasMessageContaining("never cluster-wide");
+  }
+
+  @Test
+  void shouldRefuseToBindAProtectedNamespace() {
+    var policy =
+        PolicyParser.parse(
+            BASE
+                + """
+                workloads:
+                  - name: system
+                    selector: { namespaces: [ml, kube-system] }
+                    replicas: { off-hours: 0 }
+                """,
+            "p");
+
+    assertThatThrownBy(() -> ScheduleRbac.yaml(policy, "g", "p"))
+        .hasMessageContaining(
+            "workloads[0] (system).selector.namespaces: 'kube-system' is a protected namespace");
   }
 
   @Test

@@ -23,7 +23,8 @@ public record ScheduleOutcome(
     List<Change> changes,
     List<Change> notices,
     String message,
-    long durationMs) {
+    long durationMs,
+    String guardrails) {
 
   public enum Status {
     /** Every wanted write was made (or none was needed). */
@@ -38,6 +39,11 @@ public record ScheduleOutcome(
     SUPERSEDED,
     /** The policy could not be read or is invalid: nothing written. */
     INVALID_POLICY,
+    /**
+     * The run would change more objects than the guardrail allows (SCHEDULE_MAX_CHANGES): nothing
+     * written; {@code changes} lists what it would have written.
+     */
+    GUARDRAIL,
     /** The payload is not a schedule tick. */
     REJECTED
   }
@@ -46,6 +52,6 @@ public record ScheduleOutcome(
       Status status, String cluster, String arn, Instant scheduled, Instant now, String message) {
     return new ScheduleOutcome(
         status, cluster, arn, scheduled, now, null, null, null, null, false, 0, 0, List.of(),
-        List.of(), message, 0);
+        List.of(), message, 0, null);
   }
 }
