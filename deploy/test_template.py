@@ -11,6 +11,10 @@ AWS::LanguageExtensions expansion, the one `sam build` uses). Exits non-zero nam
 - events:PutEvents is conditioned on events:source; every role the scheduler assumes is
   conditioned on aws:SourceAccount and aws:SourceArn;
 - every parameter sits in exactly one console ParameterGroup;
+- both SQS mappings set ScalingConfig.MaximumConcurrency below the drain's reservation; queue
+  policies deny every sender but the stack's rules and roles, never ArnLike; the drain's decoder
+  accepts the stack's account; lifecycle rules filter the hook name; the schedule alarms on an
+  invalid policy, a guardrail refusal, failed writes and no reconcile for two periods;
 - no function environment holds a secret: no NoEcho parameter, no *WEBHOOK_URL/*TOKEN*/*PASSWORD* value,
   the Slack webhook only as a Secrets Manager ARN (SLACK_WEBHOOK_SECRET) with read on that one ARN.
 """
@@ -245,6 +249,61 @@ def main():
         check(any(r.get("Type") == "AWS::EKS::AccessEntry"
                   and role in refs(r.get("Properties", {}).get("PrincipalArn")) for r in made),
               f"{fn}: no per-cluster access entry for {role} (Fn::ForEach)")
+
+    # ---- floods: both SQS mappings capped below the drain's reservation ----
+    def default(name):
+        return int(params.get(name, {}).get("Default", 0))
+
+    caps = {}
+    for name in ("DrainEventQueueMapping", "LifecycleQueueMapping"):
+        m = res.get(name, {}).get("Properties", {})
+        cap = m.get("ScalingConfig", {}).get("MaximumConcurrency")
+        check(cap is not None, f"{name}: no ScalingConfig.MaximumConcurrency (throttled batches "
+                               "return to the queue and dead-letter unprocessed)")
+        caps[name] = default(cap["Ref"]) if isinstance(cap, dict) and "Ref" in cap else cap
+    if all(isinstance(c, int) for c in caps.values()):
+        check(sum(caps.values()) < default("DrainReservedConcurrency"),
+              f"the SQS mappings' MaximumConcurrency {caps} must stay below "
+              f"DrainReservedConcurrency ({default('DrainReservedConcurrency')})")
+    for q in ("DrainEventQueue", "LifecycleQueue"):
+        rc = res.get(q, {}).get("Properties", {}).get("RedrivePolicy", {}).get("maxReceiveCount", 0)
+        check(int(rc) >= 10, f"{q}: maxReceiveCount {rc} leaves too few receives for throttling")
+
+    # ---- events only from where they should come: queue policies deny other senders ----
+    def queue_statements(policy):
+        for st in res.get(policy, {}).get("Properties", {}).get("PolicyDocument", {}).get(
+                "Statement", []):
+            if isinstance(st, dict) and "Fn::If" in st:
+                st = st["Fn::If"][1]
+            if isinstance(st, dict):
+                yield st
+
+    for policy in ("DrainEventQueuePolicy", "LifecycleQueuePolicy", "DrainDeadLetterQueuePolicy"):
+        denies = [st for st in queue_statements(policy)
+                  if st.get("Effect") == "Deny" and "sqs:SendMessage" in as_list(st.get("Action"))
+                  and "ArnNotEquals" in st.get("Condition", {})]
+        check(denies, f"{policy}: no Deny of sqs:SendMessage for senders other than the stack's "
+                      "rules (exact aws:SourceArn) and roles (aws:PrincipalArn)")
+        for st in queue_statements(policy):
+            check("ArnLike" not in st.get("Condition", {}),
+                  f"{policy}: {st.get('Sid')} matches aws:SourceArn by prefix (ArnLike); use ArnEquals")
+    drain_env = functions.get("InterruptionDrainFunction", {}).get("Properties", {}).get(
+        "Environment", {}).get("Variables", {})
+    check("AWS::AccountId" in refs(drain_env.get("EVENT_ACCOUNTS")),
+          "the drain's EVENT_ACCOUNTS must name the stack's account (the decoder refuses others)")
+    for rule in ("LifecycleHookRule",):
+        pattern = res.get(rule, {}).get("Properties", {}).get("EventPattern", {})
+        check("LifecycleHookName" in str(pattern), f"{rule}: the pattern must filter the hook name")
+
+    # ---- the schedule's failures cannot go unnoticed ----
+    for metric in ("RunsInvalidPolicy", "RunsGuardrail", "WritesFailed"):
+        check(alarms_on("GpuFleetOps", metric, "Service", "disruption-schedule"),
+              f"no alarm on the schedule's {metric} metric")
+    stale = [a for a in alarms.values()
+             if a["Properties"].get("MetricName") == "RunsReconciled"]
+    check(stale and all(a["Properties"].get("TreatMissingData") == "breaching"
+                        and a["Properties"].get("EvaluationPeriods", 0) >= 2 for a in stale),
+          "no 'no successful reconcile for 2 schedule periods' alarm with missing data breaching")
 
     # ---- console: every parameter in exactly one parameter group ----
     groups = (raw.get("Metadata", {}).get("AWS::CloudFormation::Interface", {})

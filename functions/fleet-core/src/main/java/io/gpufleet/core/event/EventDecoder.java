@@ -128,6 +128,7 @@ public final class EventDecoder {
 
   private final Clock clock;
   private final String defaultRegion;
+  private final AccountFilter accounts;
 
   /** Receipt time (for events that arrive without one) from the system clock. */
   public EventDecoder() {
@@ -143,8 +144,14 @@ public final class EventDecoder {
    * without {@code region}: EventBridge delivers an event in the region it happened in.
    */
   public EventDecoder(Clock clock, String defaultRegion) {
+    this(clock, defaultRegion, AccountFilter.ANY);
+  }
+
+  /** ...and refusing, whatever their kind, events of accounts {@code accounts} does not accept. */
+  public EventDecoder(Clock clock, String defaultRegion, AccountFilter accounts) {
     this.clock = clock;
     this.defaultRegion = defaultRegion == null || defaultRegion.isBlank() ? null : defaultRegion;
+    this.accounts = accounts;
   }
 
   /** Whether this decoder has a parser for the envelope's (source, detail-type). */
@@ -181,6 +188,10 @@ public final class EventDecoder {
     }
     try {
       EventMeta meta = meta(root, clock.instant(), region);
+      var refused = accounts.refusal(meta.account());
+      if (refused.isPresent()) {
+        return new DecodeResult.Rejected(refused.get(), id, region);
+      }
       var kind = new Kind(meta.source(), meta.detailType());
       DetailParser parser = PARSERS.get(kind);
       if (parser == null) {

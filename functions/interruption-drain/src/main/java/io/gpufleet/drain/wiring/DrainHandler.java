@@ -24,7 +24,10 @@ public final class DrainHandler extends LambdaHandler {
   }
 
   private DrainHandler(DrainWiring.Wired wired) {
-    super(entry(wired.service(), wired.metrics(), Clock.systemUTC()).closing(wired.client()));
+    super(
+        new DrainInvocations(wired.service(), wired.metrics(), Clock.systemUTC(), wired.accounts())
+            .entry()
+            .closing(wired.client()));
     DrainPriming.register();
   }
 

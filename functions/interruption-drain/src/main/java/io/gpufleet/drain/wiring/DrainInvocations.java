@@ -1,6 +1,7 @@
 package io.gpufleet.drain.wiring;
 
 import com.amazonaws.services.lambda.runtime.Context;
+import io.gpufleet.core.event.AccountFilter;
 import io.gpufleet.core.event.DecodeResult;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.event.LifecycleEvents;
@@ -39,10 +40,14 @@ final class DrainInvocations {
   private final Clock clock;
 
   DrainInvocations(DrainService service, MetricsPort metrics, Clock clock) {
+    this(service, metrics, clock, AccountFilter.ANY);
+  }
+
+  DrainInvocations(DrainService service, MetricsPort metrics, Clock clock, AccountFilter accounts) {
     this.service = service;
     this.metrics = metrics;
     this.clock = clock;
-    this.decoder = new EventDecoder(clock, System.getenv("AWS_REGION"));
+    this.decoder = new EventDecoder(clock, System.getenv("AWS_REGION"), accounts);
   }
 
   LambdaEntry<Input> entry() {

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.OutcomeSinks;
 import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.event.AccountFilter;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.lambda.Lazy;
 import io.gpufleet.core.outcome.EventPublisherPort;
@@ -47,7 +48,11 @@ public final class DrainWiring {
    * client} is closed only by one-shot local runs (a Lambda environment keeps it).
    */
   public record Wired(
-      DrainService service, MetricsPort metrics, Runnable prime, AutoCloseable client) {}
+      DrainService service,
+      MetricsPort metrics,
+      Runnable prime,
+      AutoCloseable client,
+      AccountFilter accounts) {}
 
   public static Wired fromEnvironment() {
     Settings env = Settings.fromEnvironment();
@@ -103,7 +108,7 @@ public final class DrainWiring {
             k.close();
           }
         };
-    return new Wired(service, metrics, primary::prime, close);
+    return new Wired(service, metrics, primary::prime, close, AccountFilter.from(env));
   }
 
   /**
