@@ -214,16 +214,17 @@ final class LifecycleService {
             .withLifecycle(r.report(null, null, "duplicate delivery"));
       }
     }
+    // the heartbeat proves the hook and its token exist before anything is written: a forged or
+    // stale lifecycle message cordons nothing
+    if (!beat(r)) {
+      return gone(r, node, received, "before the node was cordoned");
+    }
     if (!cluster.patchNode(node, drains.policy().claim(plan, node, marker))) {
       // the node changed since it was read: one fresh read, then an unguarded marker write
       node = cluster.getNode(node.name()).orElse(node);
       cluster.patchNode(node, drains.policy().claim(plan, node, marker));
     }
     Instant cordoned = clock.instant();
-    if (!beat(r)) {
-      drains.patchMarker(node.name(), done(marker));
-      return gone(r, node, received, "before the drain started");
-    }
     if (!plan.actions().contains(Action.DRAIN)) {
       String result = completeQuietly(r, "CONTINUE");
       drains.patchMarker(node.name(), done(marker));

@@ -28,7 +28,7 @@ class AccountFilterTest {
     assertThat(result).isInstanceOf(DecodeResult.Rejected.class);
     assertThat(((DecodeResult.Rejected) result).reason())
         .isEqualTo(
-            "account 999988887777 is not one this stack accepts events from (111122223333;"
+            "account '999988887777' is not one this stack accepts events from (111122223333;"
                 + " EVENT_ACCOUNTS)");
   }
 
