@@ -41,6 +41,10 @@ echo "== real API server tier: kube-apiserver, kube-controller-manager, kube-sch
 # 21 minutes on 2 cores, see BENCHMARKS.md), reused afterwards.
 GPUFLEET_K8S_BIN="$("$ROOT/scripts/k8s-bins.sh")"
 export GPUFLEET_K8S_BIN
+# Karpenter's and KEDA's published CRDs (NodePool, NodeClaim, ScaledObject), pinned, from their Go
+# modules (go mod download) into ~/.cache/gpufleet/crds; every real-API test installs these.
+GPUFLEET_CRDS="$("$ROOT/scripts/published-crds.sh")"
+export GPUFLEET_CRDS
 
 echo "== Lambda runtime tier: aws-lambda-rie (Runtime Interface Emulator)"
 # Built from its Go module into ~/.cache/gpufleet/rie on first use (seconds), reused afterwards.
