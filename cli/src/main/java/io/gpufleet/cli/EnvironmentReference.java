@@ -136,6 +136,11 @@ final class EnvironmentReference {
                   "Most instances remembered as in no listed cluster (see ROUTING_NEGATIVE_TTL)."),
               Map.entry("SCHEDULE_WRITE_CONCURRENCY", "Server-side applies in flight at once."),
               Map.entry(
+                  "EVENT_ACCOUNTS",
+                  "Accounts whose events the drain acts on (comma separated): the stack's own plus"
+                      + " DrainEventAccounts; the decoder refuses an event of any other account."
+                      + " Empty: every account (local runs)."),
+              Map.entry(
                   "SCHEDULE_PROTECTED_NAMESPACES",
                   "Namespaces no policy may name or scale, added to the built-in ones (kube-system,"
                       + " kube-public, kube-node-lease, karpenter, gpu-operator,"
@@ -647,6 +652,9 @@ final class EnvironmentReference {
             String ref = String.valueOf(e.getValue());
             if (ref.equals("AWS::NoValue")) {
               return Optional.empty();
+            }
+            if (ref.equals("AWS::AccountId")) {
+              return Optional.of("123456789012"); // checked as an account id by the code
             }
             if (parameters().containsKey(ref)) {
               // a parameter without a default (the cluster name) gets a placeholder
