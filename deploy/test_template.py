@@ -256,7 +256,8 @@ def main():
 
     caps = {}
     for name in ("DrainEventQueueMapping", "LifecycleQueueMapping"):
-        m = res.get(name, {}).get("Properties", {})
+        # the unprocessed template: local processing drops what it cannot resolve (parameter refs)
+        m = raw["Resources"].get(name, {}).get("Properties", {})
         cap = m.get("ScalingConfig", {}).get("MaximumConcurrency")
         check(cap is not None, f"{name}: no ScalingConfig.MaximumConcurrency (throttled batches "
                                "return to the queue and dead-letter unprocessed)")
@@ -287,7 +288,7 @@ def main():
         for st in queue_statements(policy):
             check("ArnLike" not in st.get("Condition", {}),
                   f"{policy}: {st.get('Sid')} matches aws:SourceArn by prefix (ArnLike); use ArnEquals")
-    drain_env = functions.get("InterruptionDrainFunction", {}).get("Properties", {}).get(
+    drain_env = raw["Resources"].get("InterruptionDrainFunction", {}).get("Properties", {}).get(
         "Environment", {}).get("Variables", {})
     check("AWS::AccountId" in refs(drain_env.get("EVENT_ACCOUNTS")),
           "the drain's EVENT_ACCOUNTS must name the stack's account (the decoder refuses others)")

@@ -681,6 +681,25 @@ final class EnvironmentReference {
             }
             return resolve(l.get(1)).map(t -> t.replace(",", String.valueOf(l.get(0))));
           }
+        case "Fn::Sub":
+          {
+            // "${AWS::AccountId},${Others}" with its variables: each resolved as above
+            Object arg = e.getValue();
+            String text = String.valueOf(arg instanceof List<?> l ? l.get(0) : arg);
+            Map<String, Object> vars = arg instanceof List<?> l ? map(l.get(1)) : Map.of();
+            var m2 = java.util.regex.Pattern.compile("\\$\\{([A-Za-z0-9:]+)}").matcher(text);
+            var sb = new StringBuilder();
+            while (m2.find()) {
+              String name = m2.group(1);
+              String v =
+                  vars.containsKey(name)
+                      ? resolve(vars.get(name)).orElse("")
+                      : resolve(Map.of("Ref", name)).orElse("");
+              m2.appendReplacement(sb, java.util.regex.Matcher.quoteReplacement(v));
+            }
+            m2.appendTail(sb);
+            return Optional.of(sb.toString());
+          }
         default:
           return Optional.of(placeholder(String.valueOf(e.getValue())));
       }
