@@ -133,7 +133,7 @@ public final class QuotaAlarmService {
         }
       }
     }
-    String increase = increase(region, key, quota, used, planNeed);
+    String increase = increase(region, key, quota, used, planNeed, e.alarmName());
     String message =
         key.label()
             + " in "
@@ -166,7 +166,12 @@ public final class QuotaAlarmService {
   }
 
   private String increase(
-      String region, QuotaBucket.Key key, QuotaValue quota, double used, double planNeed) {
+      String region,
+      QuotaBucket.Key key,
+      QuotaValue quota,
+      double used,
+      double planNeed,
+      String alarmName) {
     var s = preflight.settings();
     if (!s.increaseEnabled()) {
       return "not requested (automatic increase requests are off)";
@@ -197,6 +202,17 @@ public final class QuotaAlarmService {
           + PreflightPlanner.vcpu(open.get().desiredValue())
           + " is already "
           + open.get().status()
+          + ")";
+    }
+    // the event says ALARM; the alarm itself must say so now (DescribeAlarms), or the payload is
+    // stale or forged and asks for nothing
+    var now = preflight.usagePort().alarmState(region, alarmName);
+    if (now.isEmpty() || !"ALARM".equals(now.get())) {
+      return "not requested (alarm "
+          + alarmName
+          + (now.isEmpty()
+              ? " does not exist in " + region + " (DescribeAlarms)"
+              : " is " + now.get() + " now, not ALARM (DescribeAlarms)")
           + ")";
     }
     var req = preflight.quotaPort().requestIncrease(region, quota.quotaCode(), desired);

@@ -12,4 +12,11 @@ public interface UsagePort {
    */
   Map<QuotaBucket.Key, Double> maxUsageLastHour(
       String region, Map<QuotaBucket.Key, String> usageClasses);
+
+  /**
+   * The current state ({@code OK}, {@code ALARM}, {@code INSUFFICIENT_DATA}) of the metric alarm
+   * named {@code alarmName} in {@code region} (CloudWatch DescribeAlarms), or empty when no such
+   * alarm exists: an alarm event is acted on only as the alarm itself stands now.
+   */
+  java.util.Optional<String> alarmState(String region, String alarmName);
 }

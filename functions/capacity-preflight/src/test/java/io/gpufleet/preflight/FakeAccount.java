@@ -30,6 +30,10 @@ final class FakeAccount implements CapacityPort, QuotaPort, UsagePort {
   final Map<String, Map<String, Set<String>>> offerings = new ConcurrentHashMap<>();
   final Map<String, Map<QuotaBucket.Key, Double>> quotas = new ConcurrentHashMap<>();
   final Map<String, Map<QuotaBucket.Key, Double>> usage = new ConcurrentHashMap<>();
+
+  /** region -> alarm name -> state, as DescribeAlarms answers (absent: no such alarm). */
+  final Map<String, Map<String, String>> alarms = new ConcurrentHashMap<>();
+
   final Map<String, Map<String, Map<String, BigDecimal>>> spot = new ConcurrentHashMap<>();
   final Map<String, Integer> scores = new ConcurrentHashMap<>();
   final Map<String, RuntimeException> failures = new ConcurrentHashMap<>();
@@ -178,6 +182,17 @@ final class FakeAccount implements CapacityPort, QuotaPort, UsagePort {
               }
             });
     return out;
+  }
+
+  @Override
+  public java.util.Optional<String> alarmState(String region, String alarmName) {
+    enter(region, "alarms");
+    return java.util.Optional.ofNullable(alarms.getOrDefault(region, Map.of()).get(alarmName));
+  }
+
+  FakeAccount alarm(String region, String name, String state) {
+    alarms.computeIfAbsent(region, r -> new ConcurrentHashMap<>()).put(name, state);
+    return this;
   }
 
   @Override

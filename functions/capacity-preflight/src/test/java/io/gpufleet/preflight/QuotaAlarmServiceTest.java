@@ -36,7 +36,8 @@ class QuotaAlarmServiceTest {
   void seed() {
     aws.offer("us-east-1", "p5.48xlarge", "a")
         .quota("us-east-1", QuotaBucket.P, CapacityType.SPOT, 384)
-        .usage("us-east-1", QuotaBucket.P, CapacityType.SPOT, 336);
+        .usage("us-east-1", QuotaBucket.P, CapacityType.SPOT, 336)
+        .alarm("us-east-1", "gpufleet-quota-P-Spot", "ALARM");
   }
 
   QuotaAlarmService alarms(boolean increase, double cap) {
@@ -155,6 +156,37 @@ class QuotaAlarmServiceTest {
         .singleElement()
         .satisfies(r -> assertThat(r.desiredValue()).isEqualTo(500));
     assertThat(o.increase()).startsWith("requested 500 vCPU");
+  }
+
+  @Test
+  void shouldNotAskWhenTheAlarmItselfIsNoLongerInAlarm() {
+    // Given an ALARM event whose alarm CloudWatch now reports OK (a stale or replayed payload)
+    aws.alarm("us-east-1", "gpufleet-quota-P-Spot", "OK");
+
+    // When it is handled with increases on
+    var o = alarms(true, 1536).handle(alarm("e-1", "ALARM", T), Optional.empty(), List.of());
+
+    // Then nothing is requested, and the outcome says what DescribeAlarms answered
+    assertThat(aws.requested).isEmpty();
+    assertThat(o.increase())
+        .isEqualTo(
+            "not requested (alarm gpufleet-quota-P-Spot is OK now, not ALARM (DescribeAlarms))");
+  }
+
+  @Test
+  void shouldNotAskForAnAlarmThatDoesNotExist() {
+    // Given a forged ALARM event naming an alarm nobody created
+    aws.alarms.clear();
+
+    // When it is handled with increases on
+    var o = alarms(true, 1536).handle(alarm("e-1", "ALARM", T), Optional.empty(), List.of());
+
+    // Then nothing is requested
+    assertThat(aws.requested).isEmpty();
+    assertThat(o.increase())
+        .isEqualTo(
+            "not requested (alarm gpufleet-quota-P-Spot does not exist in us-east-1"
+                + " (DescribeAlarms))");
   }
 
   @Test

@@ -84,4 +84,18 @@ public final class CloudWatchUsageAdapter implements UsagePort {
                         }));
     return out;
   }
+
+  @Override
+  public java.util.Optional<String> alarmState(String region, String alarmName) {
+    ObjectNode input = AwsJson.input();
+    input.putArray("AlarmNames").add(alarmName);
+    input.putArray("AlarmTypes").add("MetricAlarm");
+    JsonNode out = clients.cloudWatch(region).call("DescribeAlarms", input);
+    for (JsonNode a : out.path("MetricAlarms")) {
+      if (alarmName.equals(a.path("AlarmName").asText())) {
+        return java.util.Optional.of(a.path("StateValue").asText());
+      }
+    }
+    return java.util.Optional.empty();
+  }
 }

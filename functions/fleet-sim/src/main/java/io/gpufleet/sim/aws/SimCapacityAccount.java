@@ -35,6 +35,12 @@ public final class SimCapacityAccount {
   /** CloudWatch GetMetricData on the JSON protocol, as the stub routes it. */
   public static final String GET_METRIC_DATA = "GraniteServiceVersion20100801.GetMetricData";
 
+  /** CloudWatch DescribeAlarms on the JSON protocol. */
+  public static final String DESCRIBE_ALARMS = "GraniteServiceVersion20100801.DescribeAlarms";
+
+  /** The stack's quota alarms' threshold (QuotaAlarmThresholdPercent's default). */
+  static final double QUOTA_ALARM_PERCENT = 80;
+
   public static final String ACCOUNT = "123456789012";
 
   /** A Capacity Block offering. */
@@ -158,6 +164,7 @@ public final class SimCapacityAccount {
     stub.on("DescribeCapacityBlockOfferings", this::blocks);
     stub.on("GetSpotPlacementScores", this::scores);
     stub.on(GET_METRIC_DATA, this::metricData);
+    stub.on(DESCRIBE_ALARMS, this::describeAlarms);
     stub.on("ServiceQuotasV20190624.ListServiceQuotas", this::listQuotas);
     stub.on("ServiceQuotasV20190624.GetServiceQuota", this::getQuota);
     stub.on("ServiceQuotasV20190624.GetAWSDefaultServiceQuota", this::defaultQuota);
@@ -468,6 +475,43 @@ public final class SimCapacityAccount {
     if (to < queries.size()) {
       out.put("NextToken", Integer.toString(to));
     }
+    return new AwsStubServer.Reply(200, "application/x-amz-json-1.0", Json.write(out));
+  }
+
+  /**
+   * DescribeAlarms for the stack's quota alarms ({@code <stack>-quota-<Class>-<Market>}, one per
+   * AWS/Usage class), evaluated as CloudWatch would: ALARM when the region's usage of that class is
+   * at least {@value #QUOTA_ALARM_PERCENT}% of its quota, else OK. Other names: no such alarm.
+   */
+  private AwsStubServer.Reply describeAlarms(AwsStubServer.Call call) {
+    var m = model(call);
+    var body = Json.MAPPER.valueToTree(parse(call));
+    var alarms = new ArrayList<Map<String, Object>>();
+    for (var n : body.path("AlarmNames")) {
+      String name = n.asText();
+      int at = name.lastIndexOf("-quota-");
+      if (at < 0) {
+        continue;
+      }
+      String usageClass = name.substring(at + "-quota-".length()).replace('-', '/');
+      for (QuotaBucket b : QuotaBucket.values()) {
+        for (CapacityType t : CapacityType.values()) {
+          if (!b.usageClass(t).equals(usageClass)) {
+            continue;
+          }
+          Double quota = b.fallbackQuotaCode(t).map(m.quotas::get).orElse(null);
+          double used = m.usage.getOrDefault(usageClass, 0.0);
+          boolean alarm = quota != null && quota > 0 && used * 100 / quota >= QUOTA_ALARM_PERCENT;
+          var a = new LinkedHashMap<String, Object>();
+          a.put("AlarmName", name);
+          a.put("StateValue", alarm ? "ALARM" : "OK");
+          alarms.add(a);
+        }
+      }
+    }
+    var out = new LinkedHashMap<String, Object>();
+    out.put("MetricAlarms", alarms);
+    out.put("CompositeAlarms", List.of());
     return new AwsStubServer.Reply(200, "application/x-amz-json-1.0", Json.write(out));
   }
 
