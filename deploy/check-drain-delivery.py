@@ -4,8 +4,8 @@
 - the queue's visibility timeout is at least 6 x the drain function's timeout;
 - its redrive policy sends to the drain dead-letter queue after at least 5 receives;
 - the event source mapping reports partial batch failures;
-- every drain rule pins this account; the queue rule routes every (source, detail-type) a direct drain rule
-  routes, so both delivery modes act on the same events.
+- every drain rule pins this account; the queue rules (warnings, and the bulk kinds apart) route every
+  (source, detail-type) a direct drain rule routes, so both delivery modes act on the same events.
 
 Run with the venv that has cfn-lint (its decoder reads the short-form intrinsics).
 """
@@ -60,10 +60,13 @@ def main(path):
     esm = res["DrainEventQueueMapping"]["Properties"]
     if "ReportBatchItemFailures" not in esm.get("FunctionResponseTypes", []):
         fail("event source mapping does not report batch item failures")
-    rule = res["DrainEventsToQueueRule"]["Properties"]["EventPattern"]
-    if rule.get("account") != [{"Ref": "AWS::AccountId"}]:
-        fail("the queue rule does not pin account to AWS::AccountId")
-    queued = kinds(rule)
+    queue_rules = ("DrainEventsToQueueRule", "DrainBulkEventsToQueueRule")
+    queued = set()
+    for name in queue_rules:
+        rule = res[name]["Properties"]["EventPattern"]
+        if rule.get("account") != [{"Ref": "AWS::AccountId"}]:
+            fail("the queue rule %s does not pin account to AWS::AccountId" % name)
+        queued |= kinds(rule)
     direct = set()
     for name, ev in fn.get("Events", {}).items():
         if ev["Type"] == "EventBridgeRule":
@@ -74,7 +77,7 @@ def main(path):
     for name, r in res.items():
         if not isinstance(r, dict) or r.get("Type") != "AWS::Events::Rule":
             continue
-        if name == "DrainEventsToQueueRule":
+        if name in queue_rules:
             continue
         targets = r["Properties"].get("Targets", [])
         if any("InterruptionDrainFunction" in str(t.get("Arn")) for t in targets):
@@ -84,7 +87,7 @@ def main(path):
             direct |= kinds(pattern)
     missing = direct - queued
     if missing:
-        fail("the queue rule misses kinds the direct rules route: %s" % sorted(missing))
+        fail("the queue rules miss kinds the direct rules route: %s" % sorted(missing))
     print("check-drain-delivery: ok (%d kinds, visibility %ss for a %ss function)"
           % (len(queued), q["VisibilityTimeout"], timeout))
 

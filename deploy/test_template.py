@@ -255,7 +255,7 @@ def main():
         return int(params.get(name, {}).get("Default", 0))
 
     caps = {}
-    for name in ("DrainEventQueueMapping", "LifecycleQueueMapping"):
+    for name in ("DrainEventQueueMapping", "DrainBulkEventQueueMapping", "LifecycleQueueMapping"):
         # the unprocessed template: local processing drops what it cannot resolve (parameter refs)
         m = raw["Resources"].get(name, {}).get("Properties", {})
         cap = m.get("ScalingConfig", {}).get("MaximumConcurrency")
@@ -266,7 +266,7 @@ def main():
         check(sum(caps.values()) < default("DrainReservedConcurrency"),
               f"the SQS mappings' MaximumConcurrency {caps} must stay below "
               f"DrainReservedConcurrency ({default('DrainReservedConcurrency')})")
-    for q in ("DrainEventQueue", "LifecycleQueue"):
+    for q in ("DrainEventQueue", "DrainBulkEventQueue", "LifecycleQueue"):
         rc = res.get(q, {}).get("Properties", {}).get("RedrivePolicy", {}).get("maxReceiveCount", 0)
         check(int(rc) >= 10, f"{q}: maxReceiveCount {rc} leaves too few receives for throttling")
 
@@ -279,7 +279,8 @@ def main():
             if isinstance(st, dict):
                 yield st
 
-    for policy in ("DrainEventQueuePolicy", "LifecycleQueuePolicy", "DrainDeadLetterQueuePolicy"):
+    for policy in ("DrainEventQueuePolicy", "DrainBulkEventQueuePolicy", "LifecycleQueuePolicy",
+                   "DrainDeadLetterQueuePolicy"):
         denies = [st for st in queue_statements(policy)
                   if st.get("Effect") == "Deny" and "sqs:SendMessage" in as_list(st.get("Action"))
                   and "ArnNotEquals" in st.get("Condition", {})]
@@ -292,6 +293,11 @@ def main():
         "Environment", {}).get("Variables", {})
     check("AWS::AccountId" in refs(drain_env.get("EVENT_ACCOUNTS")),
           "the drain's EVENT_ACCOUNTS must name the stack's account (the decoder refuses others)")
+    # warnings and bulk state changes never share a queue (a storm of the latter would delay them)
+    urgent = str(raw["Resources"].get("DrainEventsToQueueRule", {}).get("Properties", {}).get(
+        "EventPattern", {}))
+    check("State-change" not in urgent and "aws.health" not in urgent,
+          "DrainEventsToQueueRule must leave state changes and Health to the bulk queue")
     for rule in ("LifecycleHookRule",):
         pattern = res.get(rule, {}).get("Properties", {}).get("EventPattern", {})
         check("LifecycleHookName" in str(pattern), f"{rule}: the pattern must filter the hook name")
