@@ -302,6 +302,14 @@ def main():
         pattern = res.get(rule, {}).get("Properties", {}).get("EventPattern", {})
         check("LifecycleHookName" in str(pattern), f"{rule}: the pattern must filter the hook name")
 
+    # ---- the Slack secret: readable by the four functions' roles only ----
+    secret_policies = [r for r in raw["Resources"].values()
+                       if isinstance(r, dict) and r.get("Type") == "AWS::SecretsManager::ResourcePolicy"]
+    check(secret_policies and all(
+        {"InterruptionDrainRole", "CostReportRole", "DisruptionScheduleRole",
+         "CapacityPreflightRole"} <= refs(p["Properties"]["ResourcePolicy"]) for p in secret_policies),
+          "the Slack webhook secret needs a resource policy limiting GetSecretValue to the four roles")
+
     # ---- the schedule's failures cannot go unnoticed ----
     for metric in ("RunsInvalidPolicy", "RunsGuardrail", "WritesFailed"):
         check(alarms_on("GpuFleetOps", metric, "Service", "disruption-schedule"),
