@@ -368,6 +368,81 @@ class RealApiConfinementAttackTest {
     return w;
   }
 
+  /** Each policy's kind: where the API server publishes its schema, and its name there. */
+  static final Map<String, String[]> SCHEMAS =
+      Map.of(
+          "gpufleet-interruption-drain-node-fields",
+              new String[] {"/openapi/v3/api/v1", "io.k8s.api.core.v1.Node"},
+          "gpufleet-disruption-schedule-nodepool-fields",
+              new String[] {"/openapi/v3/apis/karpenter.sh/v1", "sh.karpenter.v1.NodePool"},
+          "gpufleet-disruption-schedule-hpa-fields",
+              new String[] {
+                "/openapi/v3/apis/autoscaling/v2",
+                "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"
+              },
+          "gpufleet-disruption-schedule-scaledobject-fields",
+              new String[] {"/openapi/v3/apis/keda.sh/v1alpha1", "sh.keda.v1alpha1.ScaledObject"},
+          "gpufleet-disruption-schedule-configmap-fields",
+              new String[] {"/openapi/v3/api/v1", "io.k8s.api.core.v1.ConfigMap"});
+
+  @Test
+  void shouldNameEveryPropertyOfThePublishedSchemaAtEachLevelOfEveryConfinementSpec(
+      RealCluster cluster) {
+    // Given every generated policy's field tree and the schemas the API server publishes (with
+    // Karpenter's and KEDA's CRDs installed)
+    var api = api(cluster);
+    var attack = new ConfinementAttack(api, admin(cluster));
+    var gaps = new ArrayList<String>();
+    for (var e : policies(Map.of()).entrySet()) {
+      if (e.getValue().fields() == null) {
+        continue;
+      }
+      String[] where = SCHEMAS.get(e.getKey());
+      assertThat(where).as("schema of " + e.getKey()).isNotNull();
+      var walk =
+          attack.schemaOf(new Target(e.getKey(), null, where[0], where[1], e.getValue(), false));
+      // Then every level lists exactly the schema's properties (own, compare or a rule each), so a
+      // field a new release adds fails here until the spec says what it is
+      levels(
+          e.getValue().fields(),
+          "",
+          (path, named) -> {
+            var published = new java.util.TreeSet<>(walk.properties(where[1], path));
+            if (path.isEmpty()) {
+              published.removeAll(List.of("apiVersion", "kind", "metadata"));
+            }
+            if (!published.equals(new java.util.TreeSet<>(named))) {
+              gaps.add(
+                  e.getKey()
+                      + " "
+                      + (path.isEmpty() ? "(root)" : path)
+                      + ": spec names "
+                      + new java.util.TreeSet<>(named)
+                      + ", schema has "
+                      + published);
+            }
+          });
+    }
+    assertThat(gaps)
+        .as("levels of deploy/confinement/*.yaml that differ from the schema")
+        .isEmpty();
+  }
+
+  static void levels(
+      JsonNode level, String path, java.util.function.BiConsumer<String, List<String>> visit) {
+    var named = new ArrayList<String>();
+    level.fieldNames().forEachRemaining(named::add);
+    visit.accept(path, named);
+    level
+        .properties()
+        .forEach(
+            e -> {
+              if (e.getValue().isObject() && !e.getValue().path("rule").isTextual()) {
+                levels(e.getValue(), path.isEmpty() ? e.getKey() : path + "." + e.getKey(), visit);
+              }
+            });
+  }
+
   @Test
   void shouldRefuseTheDrainEveryWriteOutsideItsSpecAndAllowItsOwn(
       RealCluster cluster, RealNamespace ns) throws IOException {
