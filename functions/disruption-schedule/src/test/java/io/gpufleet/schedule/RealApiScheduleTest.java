@@ -35,9 +35,9 @@ import org.junit.jupiter.api.Test;
  * over a real kube-apiserver, as the schedule's own identity under deploy/rbac and deploy/admission
  * (its namespaced write binding generated from the test's policy, as {@code gpufleet budgets rbac}
  * does). NodePools are custom resources of Karpenter's published NodePool CRD ({@link
- * io.gpufleet.sim.real.PublishedCrds}, its schema and CEL rules enforced by the server); server-side apply, field ownership (managedFields),
- * resourceVersion preconditions and the Deployment → ReplicaSet → pod chain are the real ones. kwok
- * runs the pods on a fake GPU node.
+ * io.gpufleet.sim.real.PublishedCrds}, its schema and CEL rules enforced by the server);
+ * server-side apply, field ownership (managedFields), resourceVersion preconditions and the
+ * Deployment → ReplicaSet → pod chain are the real ones. kwok runs the pods on a fake GPU node.
  */
 @RealApiServerTest
 class RealApiScheduleTest {
