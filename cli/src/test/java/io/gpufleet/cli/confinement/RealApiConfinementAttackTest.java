@@ -443,10 +443,32 @@ class RealApiConfinementAttackTest {
             });
   }
 
+  /**
+   * The audit log's view of the attack: every dry-run write {@code identity} sent since {@code
+   * since}, and those the API server allowed (must be none: the attack writes only with dryRun).
+   */
+  static void assertAuditShowsNoAllowedAttack(
+      RealCluster cluster, FunctionIdentity identity, java.time.Instant since, int attempted) {
+    var writes =
+        cluster.auditEvents().stream()
+            .filter(e -> e.user().equals(identity.username()))
+            .filter(e -> !e.at().isBefore(since))
+            .filter(e -> List.of("create", "update", "patch", "delete").contains(e.verb()))
+            .filter(e -> e.uri().contains("dryRun=All"))
+            .toList();
+    assertThat(writes.size())
+        .as("the audit log records every attempted write of " + identity.function())
+        .isGreaterThanOrEqualTo(attempted);
+    assertThat(writes)
+        .as("writes of " + identity.function() + " the audit log shows as allowed")
+        .noneMatch(e -> e.code() / 100 == 2);
+  }
+
   @Test
   void shouldRefuseTheDrainEveryWriteOutsideItsSpecAndAllowItsOwn(
       RealCluster cluster, RealNamespace ns) throws IOException {
     // Given a node an administrator tainted, and another it cordoned (a faulty GPU)
+    var started = java.time.Instant.now().minusSeconds(1);
     var api = api(cluster);
     var admin = admin(cluster);
     var drain = as(cluster, FunctionIdentity.INTERRUPTION_DRAIN);
@@ -561,8 +583,10 @@ class RealApiConfinementAttackTest {
         });
     var admittedExtra = admittedOf(api, drain, writes);
 
-    // Then every one is refused
+    // Then every one is refused, as the audit log shows too
     report(summary("interruption-drain", List.of(outcome), writes.size()), List.of(outcome));
+    assertAuditShowsNoAllowedAttack(
+        cluster, FunctionIdentity.INTERRUPTION_DRAIN, started, outcome.attempted() + writes.size());
     assertThat(outcome.admitted()).as("fields the drain could change").isEmpty();
     assertThat(admittedExtra).as("other writes the drain could make").isEmpty();
     assertThat(outcome.attempted()).as("attacked Node fields").isGreaterThan(40);
@@ -597,6 +621,7 @@ class RealApiConfinementAttackTest {
       RealCluster cluster, RealNamespace ns) throws IOException {
     // Given NodePools (dynamic and static), an HPA, a ScaledObject and the replica memory, in a
     // namespace whose writes the schedule was granted (as `gpufleet budgets rbac` binds them)
+    var started = java.time.Instant.now().minusSeconds(1);
     var api = api(cluster);
     var admin = admin(cluster);
     var schedule = as(cluster, FunctionIdentity.DISRUPTION_SCHEDULE);
@@ -628,8 +653,13 @@ class RealApiConfinementAttackTest {
         new String[] {"PATCH", "/api/v1/nodes/" + node, "{\"spec\":{\"unschedulable\":true}}"});
     var admittedExtra = admittedOf(api, schedule, writes);
 
-    // Then every one is refused
+    // Then every one is refused, as the audit log shows too
     report(summary("disruption-schedule", outcomes, writes.size()), outcomes);
+    assertAuditShowsNoAllowedAttack(
+        cluster,
+        FunctionIdentity.DISRUPTION_SCHEDULE,
+        started,
+        outcomes.stream().mapToInt(Outcome::attempted).sum() + writes.size());
     for (Outcome o : outcomes) {
       assertThat(o.admitted()).as("fields the schedule could change in " + o.label()).isEmpty();
       assertThat(o.refused()).as(o.label()).anyMatch(r -> r.startsWith("metadata.ownerReferences"));
