@@ -302,7 +302,8 @@ abstract class KubernetesContract {
     var c = cluster();
     String pool = c.unique("gpu");
     createNodePool(pool);
-    assertThat(apply(pool, "team-a", false, consolidateAfter(pool, "5m"))).isNotNull();
+    // the creator owns consolidateAfter (Karpenter's CRD requires it): team-a takes it by force
+    assertThat(apply(pool, "team-a", true, consolidateAfter(pool, "5m"))).isNotNull();
 
     // another applier, another value, no force: refused, naming the owner and the field
     var e = catchK8s(() -> apply(pool, "gpufleet", false, consolidateAfter(pool, "1m")));
@@ -671,7 +672,7 @@ abstract class KubernetesContract {
   }
 
   void createNodePool(String name) {
-    ObjectNode pool = SimObjects.nodePool(name, Map.of("team", "ml"), null, null);
+    ObjectNode pool = SimObjects.nodePool(name, Map.of("team", "ml"), null, "30s");
     cluster().client().genericKubernetesResources(NODEPOOLS).resource(generic(pool)).create();
   }
 
