@@ -320,6 +320,37 @@ def main():
                         and a["Properties"].get("EvaluationPeriods", 0) >= 2 for a in stale),
           "no 'no successful reconcile for 2 schedule periods' alarm with missing data breaching")
 
+    # ---- VPC: network interface actions scoped (Describe alone on "*") ----
+    eni_actions = {"ec2:CreateNetworkInterface", "ec2:DeleteNetworkInterface",
+                   "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"}
+    vpc_roles = 0
+    # the unprocessed template: with the default (no subnets) these statements resolve away
+    raw_roles = {k: v for k, v in raw["Resources"].items()
+                 if isinstance(v, dict) and v.get("Type") == "AWS::IAM::Role"}
+    for name, role in raw_roles.items():
+        for st in statements(role):
+            actions = set(as_list(st.get("Action", [])))
+            if not actions & (eni_actions | {"ec2:DescribeNetworkInterfaces"}):
+                continue
+            vpc_roles += "ec2:CreateNetworkInterface" in actions
+            text = repr(st.get("Resource"))
+            if actions <= {"ec2:DescribeNetworkInterfaces", "ec2:DescribeSubnets"}:
+                check(st.get("Resource") == "*", f"{name}: VPC describe statement not on '*'")
+                continue
+            check(":*/*" not in text and st.get("Resource") != "*",
+                  f"{name}: {sorted(actions & eni_actions)} on every EC2 resource")
+            if "ec2:CreateNetworkInterface" in actions:
+                check(actions == {"ec2:CreateNetworkInterface"}
+                      and {"SubnetIds", "SecurityGroupIds"} <= refs(st.get("Resource"))
+                      and "network-interface/*" in text,
+                      f"{name}: CreateNetworkInterface must name network-interface/* and the"
+                      " stack's SubnetIds and SecurityGroupIds only")
+            else:
+                check(text.count("network-interface/*") == 1 and "subnet/" not in text,
+                      f"{name}: {sorted(actions)} must name network interfaces only")
+    check(vpc_roles == len(functions),
+          f"{vpc_roles} roles may create network interfaces, expected one per function")
+
     # ---- console: every parameter in exactly one parameter group ----
     groups = (raw.get("Metadata", {}).get("AWS::CloudFormation::Interface", {})
               .get("ParameterGroups", []))
