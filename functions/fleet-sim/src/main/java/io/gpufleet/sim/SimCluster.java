@@ -478,7 +478,10 @@ public final class SimCluster implements AutoCloseable {
                 "nodeClassRef",
                 Map.of("group", "karpenter.k8s.aws", "kind", "EC2NodeClass", "name", "default"))));
     spec.put("limits", Map.copyOf(limits));
-    spec.put("disruption", Map.of("consolidationPolicy", "WhenEmptyOrUnderutilized"));
+    // consolidateAfter is required by Karpenter's v1 CRD (RealApiSimFixturesTest)
+    spec.put(
+        "disruption",
+        Map.of("consolidationPolicy", "WhenEmptyOrUnderutilized", "consolidateAfter", "1m"));
     var pool =
         new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
             .withApiVersion("karpenter.sh/v1")
