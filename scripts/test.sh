@@ -38,7 +38,7 @@ fi
 
 echo "== real API server tier: kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok, kwokctl, kubectl"
 # Built from their Go modules into ~/.cache/gpufleet/k8s on first use (a cold build takes about
-# 21 minutes on 2 cores, see BENCHMARKS.md), reused afterwards.
+# 21 minutes on 2 cores, see docs/benchmarks-history.md), reused afterwards.
 GPUFLEET_K8S_BIN="$("$ROOT/scripts/k8s-bins.sh")"
 export GPUFLEET_K8S_BIN
 # Karpenter's and KEDA's published CRDs (NodePool, NodeClaim, ScaledObject), pinned, from their Go

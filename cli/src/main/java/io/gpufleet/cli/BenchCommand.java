@@ -60,7 +60,7 @@ final class BenchCommand implements Callable<Integer> {
 
   /**
    * Each function's MemorySize in template.yaml (checked against it by a test), chosen with {@code
-   * bench tune} (BENCHMARKS.md): the default {@code --memory} of its benchmarks.
+   * bench tune} (docs/benchmarks-history.md): the default {@code --memory} of its benchmarks.
    */
   static final Map<String, Integer> TEMPLATE_MEMORY_MB =
       Map.of(
