@@ -46,6 +46,7 @@ final class Doctor {
       EksClient eks,
       EventBridgeClient events,
       AutoScalingClient autoScaling,
+      software.amazon.awssdk.services.ssm.SsmClient ssm,
       KubernetesClient kubernetes) {}
 
   /** Each function: its template resource, execution role and the parameter naming its group. */
@@ -101,6 +102,7 @@ final class Doctor {
     guarded("other interruption handlers", this::otherHandlers);
     guarded("rules", this::rules);
     guarded("lifecycle hooks", this::lifecycleHooks);
+    guarded("schedule policy", this::schedulePolicy);
     return findings;
   }
 
@@ -474,6 +476,38 @@ final class Doctor {
         problems,
         groups.size() + " groups hold a terminating hook",
         "deploy with LifecycleHookForGroup, or: aws autoscaling put-lifecycle-hook --auto-scaling-group-name GROUP --lifecycle-transition autoscaling:EC2_INSTANCE_TERMINATING ...");
+  }
+
+  private void schedulePolicy() {
+    String where = parameters.getOrDefault("SchedulePolicy", "");
+    if (!where.startsWith("ssm:")) {
+      warn(
+          "schedule policy",
+          "the policy is at " + where + ": doctor reads ssm: policies only",
+          "check the object with the schedule's dry run (ScheduleDryRun=true)");
+      return;
+    }
+    String name = where.substring("ssm:".length());
+    String text = c.ssm().getParameter(r -> r.name(name).withDecryption(true)).parameter().value();
+    try {
+      var policy = io.gpufleet.schedule.policy.PolicyParser.parse(text, where);
+      var problems = io.gpufleet.schedule.policy.Guardrails.defaults().problems(policy);
+      verdict(
+          "schedule policy",
+          problems,
+          where
+              + " parses and is within the guardrails ("
+              + policy.nodePools().size()
+              + " NodePools, "
+              + policy.workloads().size()
+              + " workloads)",
+          "fix the policy in " + where + " (deploy/policy/disruption-schedule.example.yaml)");
+    } catch (io.gpufleet.core.config.ConfigException e) {
+      fail(
+          "schedule policy",
+          where + " is invalid: " + e.getMessage(),
+          "fix the policy in " + where + " (deploy/policy/disruption-schedule.example.yaml)");
+    }
   }
 
   private void verdict(String check, List<String> problems, String ok, String fix) {

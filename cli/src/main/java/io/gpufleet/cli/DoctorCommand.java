@@ -23,7 +23,8 @@ import software.amazon.awssdk.services.lambda.LambdaClient;
           + " concurrency, the cluster's authentication mode, access entries with the stack's"
           + " groups, the RBAC and admission manifests applied as this version renders them for"
           + " the stack's parameters, Karpenter's interruption queue or NTH, rules enabled and"
-          + " targeting the alias, lifecycle hooks on the groups the stack names.",
+          + " targeting the alias, lifecycle hooks on the groups the stack names, the schedule"
+          + " policy parses and is within the guardrails.",
       "Each check prints PASS / WARN / FAIL and the fix. AWS credentials from the default chain,"
           + " Kubernetes from the current kubeconfig context. --simulate checks a simulated stack"
           + " with one deliberate misconfiguration.",
@@ -74,9 +75,11 @@ final class DoctorCommand implements Callable<Integer> {
           var eks = builder(EksClient.builder(), r);
           var events = builder(EventBridgeClient.builder(), r);
           var asg = builder(AutoScalingClient.builder(), r);
+          var ssm = builder(software.amazon.awssdk.services.ssm.SsmClient.builder(), r);
           var kube = new KubernetesClientBuilder().build()) {
         findings =
-            new Doctor(new Doctor.Clients(cfn, lambda, eks, events, asg, kube), root, stack).run();
+            new Doctor(new Doctor.Clients(cfn, lambda, eks, events, asg, ssm, kube), root, stack)
+                .run();
       }
     }
     print(findings);

@@ -51,6 +51,7 @@ final class DoctorSimulation implements AutoCloseable {
   final KubernetesClient kubernetes;
   final Doctor.Clients clients;
   final Map<String, String> parameters;
+  final io.gpufleet.sim.aws.SimSsm ssm;
 
   DoctorSimulation(Path root, List<ExecutionInterceptor> interceptors) throws Exception {
     var template = CfnYaml.load(Files.readString(root.resolve("template.yaml")));
@@ -61,6 +62,18 @@ final class DoctorSimulation implements AutoCloseable {
     cluster = SimCluster.start(new SimTime(Instant.now(), 1));
     kubernetes = cluster.newClient();
     serveStack();
+    // the policy the stack creates in its parameter, as template.yaml starts it
+    @SuppressWarnings("unchecked")
+    var policy =
+        (Map<String, Object>)
+            ((Map<String, Object>)
+                    ((Map<String, Object>) template.get("Resources"))
+                        .get("SchedulePolicyParameter"))
+                .get("Properties");
+    ssm = io.gpufleet.sim.aws.SimSsm.serve(stub);
+    ssm.put(
+        parameters.get("SchedulePolicy").substring("ssm:".length()),
+        String.valueOf(policy.get("Value")));
     applyManifests(root);
     kubernetes
         .apps()
@@ -98,6 +111,7 @@ final class DoctorSimulation implements AutoCloseable {
             build(EksClient.builder(), interceptors),
             build(EventBridgeClient.builder(), interceptors),
             build(AutoScalingClient.builder(), interceptors),
+            build(software.amazon.awssdk.services.ssm.SsmClient.builder(), interceptors),
             kubernetes);
   }
 

@@ -48,7 +48,8 @@ class DoctorCommandTest extends CapturedCli {
               "authentication mode",
               "access entries",
               "rules",
-              "lifecycle hooks");
+              "lifecycle hooks",
+              "schedule policy");
       assertThat(Doctor.exitCode(findings)).isEqualTo(1);
       // and every AWS request doctor made was valid for its service model, and read-only
       assertThat(ContractViolations.drain()).isEmpty();
@@ -80,6 +81,24 @@ class DoctorCommandTest extends CapturedCli {
       assertThat(byCheck(findings).get("RBAC and admission manifests").status())
           .isEqualTo(Doctor.Status.PASS);
       assertThat(Doctor.exitCode(findings)).isZero();
+    }
+  }
+
+  @Test
+  void shouldFailAPolicyTheScheduleWouldRefuse() throws Exception {
+    try (var sim = new DoctorSimulation(ROOT, List.of())) {
+      // Given a policy whose time zone does not exist
+      sim.ssm.put(
+          sim.parameters.get("SchedulePolicy").substring("ssm:".length()),
+          "apiVersion: gpufleet.io/v1\nkind: DisruptionSchedule\ntimeZone: Mars/Olympus\n");
+
+      var policy =
+          byCheck(new Doctor(sim.clients, ROOT, DoctorSimulation.STACK).run())
+              .get("schedule policy");
+
+      assertThat(policy.status()).isEqualTo(Doctor.Status.FAIL);
+      assertThat(policy.detail()).contains("is invalid");
+      assertThat(policy.fix()).contains("disruption-schedule.example.yaml");
     }
   }
 
