@@ -9,12 +9,17 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code gpufleet docs environment [--check]}: the generated reference pages. */
+/**
+ * {@code gpufleet docs environment|dashboard [--check]}: the pages and template blocks generated
+ * from the code.
+ */
 @Command(
     name = "docs",
     description = {
       "Write the pages generated from the code: environment = docs/environment.md, every"
-          + " variable each function reads (type, default, accepted values, description).",
+          + " variable each function reads (type, default, accepted values, description);"
+          + " dashboard = the AWS::CloudWatch::Dashboard block of template.yaml, from the"
+          + " functions' metric declarations (checked against them and the template's alarms).",
       "Exit codes: 0 written (or up to date with --check), 1 out of date or code, template and"
           + " descriptions disagree, 2 bad flag."
     })
@@ -24,7 +29,7 @@ final class DocsCommand implements Callable<Integer> {
 
   @Mixin Cli.Help help;
 
-  @Parameters(paramLabel = "PAGE", description = "environment (the only generated page).")
+  @Parameters(paramLabel = "PAGE", description = "environment or dashboard.")
   Page page;
 
   @Option(
@@ -33,7 +38,8 @@ final class DocsCommand implements Callable<Integer> {
   boolean check;
 
   enum Page {
-    environment
+    environment,
+    dashboard
   }
 
   DocsCommand(PrintStream out, PrintStream err) {
@@ -43,6 +49,9 @@ final class DocsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
+    if (page == Page.dashboard) {
+      return dashboard();
+    }
     var reference = new EnvironmentReference(EnvironmentReference.findRoot(Main.home()));
     var result = reference.generate();
     result.problems().forEach(p -> err.println("gpufleet docs: " + p));
@@ -63,5 +72,34 @@ final class DocsCommand implements Callable<Integer> {
     Files.writeString(file, result.markdown());
     out.println("wrote " + EnvironmentReference.PAGE);
     return result.problems().isEmpty() ? 0 : 1;
+  }
+
+  private int dashboard() throws IOException {
+    var file = EnvironmentReference.findRoot(Main.home()).resolve("template.yaml");
+    String committed = Files.readString(file);
+    String generated;
+    try {
+      generated = Dashboard.spliced(committed);
+    } catch (IllegalStateException e) {
+      err.println("gpufleet docs: " + e.getMessage());
+      return 1;
+    }
+    var problems = DashboardCheck.problems(generated);
+    problems.forEach(p -> err.println("gpufleet docs: dashboard: " + p));
+    if (check) {
+      if (!committed.equals(generated)) {
+        err.println(
+            "gpufleet docs: the dashboard in template.yaml is out of date: run ./gpufleet docs"
+                + " dashboard");
+        return 1;
+      }
+      out.println("the dashboard in template.yaml is up to date");
+      return problems.isEmpty() ? 0 : 1;
+    }
+    if (!committed.equals(generated)) {
+      Files.writeString(file, generated);
+    }
+    out.println("wrote the dashboard block of template.yaml");
+    return problems.isEmpty() ? 0 : 1;
   }
 }

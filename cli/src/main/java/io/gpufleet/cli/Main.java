@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
       BenchCommand.class,
       DocsCommand.class,
       ConfinementCommand.class,
+      DoctorCommand.class,
       Main.Test.class,
       CommandLine.HelpCommand.class
     })

@@ -8,7 +8,6 @@ import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.event.FleetEvent;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.outcome.MetricsPort;
-import io.gpufleet.core.outcome.MetricsPort.Unit;
 import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.preflight.model.AlarmOutcome;
 import io.gpufleet.preflight.model.NodePoolSpec;
@@ -112,7 +111,7 @@ public final class PreflightFunction {
     }
     FleetEvent event = ((DecodeResult.Decoded) decoded).event();
     if (!(event instanceof FleetEvent.AlarmStateChange alarm)) {
-      metrics.add("EventsIgnored", 1, Unit.COUNT);
+      metrics.add(PreflightMetrics.EVENTS_IGNORED, 1);
       String why =
           event instanceof FleetEvent.Unsupported u
               ? u.why()
@@ -120,7 +119,7 @@ public final class PreflightFunction {
       return RunOutcome.of(event.meta().id(), RunOutcome.IGNORED, why);
     }
     AlarmOutcome o = alarms.handle(alarm, configuredPlan(), nodePools());
-    metrics.add("Alarms" + OutcomeReporter.pascal(o.status().name()), 1, Unit.COUNT);
+    metrics.add(PreflightMetrics.ALARMS.get(o.status()), 1);
     LOG.info("quota alarm {}: {} {}", o.alarmName(), o.status(), o.message());
     return new RunOutcome(
         "capacity-preflight", o.eventId(), o.status().name(), o.message(), null, null, o);
@@ -154,7 +153,7 @@ public final class PreflightFunction {
       return rejected(id, e.getMessage());
     }
     if (id != null && !dedupe.claim(id)) {
-      metrics.add("RunsAlreadyHandled", 1, Unit.COUNT);
+      metrics.add(PreflightMetrics.RUNS_ALREADY_HANDLED, 1);
       return RunOutcome.of(
           id, RunOutcome.ALREADY_HANDLED, "scheduled run of " + time + " was handled already");
     }
@@ -245,7 +244,7 @@ public final class PreflightFunction {
       return pools.nodePools();
     } catch (RuntimeException e) {
       LOG.warn("could not read NodePools: {}", e.toString());
-      metrics.add("NodePoolReadFailures", 1, Unit.COUNT);
+      metrics.add(PreflightMetrics.NODE_POOL_READ_FAILURES, 1);
       return List.of();
     }
   }
@@ -260,7 +259,7 @@ public final class PreflightFunction {
   }
 
   private RunOutcome rejected(String id, String reason) {
-    metrics.add("PayloadsRejected", 1, Unit.COUNT);
+    metrics.add(PreflightMetrics.PAYLOADS_REJECTED, 1);
     LOG.warn("payload rejected: {}", reason);
     return RunOutcome.of(id, RunOutcome.REJECTED, reason);
   }

@@ -4,7 +4,6 @@ import static software.amazon.lambda.powertools.logging.argument.StructuredArgum
 
 import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
-import io.gpufleet.core.outcome.MetricsPort.Unit;
 import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.core.outcome.OutcomeReporter.Event;
@@ -69,7 +68,7 @@ public final class PreflightReporting
   public void count(Stored s, MetricsPort metrics) {
     var r = s.report();
     for (Verdict v : Verdict.values()) {
-      metrics.add("Regions" + OutcomeReporter.pascal(v.name()), r.count(v), Unit.COUNT);
+      metrics.add(PreflightMetrics.REGIONS.get(v), r.count(v));
     }
     for (RegionResult region : r.regions()) {
       for (var q : region.quotas()) {
@@ -78,14 +77,12 @@ public final class PreflightReporting
         }
         double headroom = q.quota() - (q.usage() == null ? 0 : q.usage());
         metrics.add(
-            "QuotaHeadroomVcpu",
+            PreflightMetrics.QUOTA_HEADROOM_VCPU,
             headroom,
-            Unit.NONE,
             Map.of("Region", region.region(), "Quota", q.key().usageClass()));
         metrics.add(
-            "PlanHeadroomVcpu",
+            PreflightMetrics.PLAN_HEADROOM_VCPU,
             q.headroom(),
-            Unit.NONE,
             Map.of("Region", region.region(), "Quota", q.key().usageClass()));
       }
     }

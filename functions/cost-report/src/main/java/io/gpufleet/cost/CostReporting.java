@@ -5,7 +5,6 @@ import static software.amazon.lambda.powertools.logging.argument.StructuredArgum
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
-import io.gpufleet.core.outcome.MetricsPort.Unit;
 import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.core.outcome.OutcomeReporter.Event;
@@ -57,40 +56,43 @@ public final class CostReporting implements OutcomeReporter.Mapping<CostReportin
   public void count(Run run, MetricsPort metrics) {
     var o = run.outcome();
     switch (o.status()) {
-      case REJECTED -> metrics.add("RunsRejected", 1, Unit.COUNT);
-      case FAILED -> metrics.add("ClusterReportsFailed", 1, Unit.COUNT);
-      case SNAPSHOT -> metrics.add("SnapshotsTaken", 1, Unit.COUNT);
+      case REJECTED -> metrics.add(CostMetrics.RUNS_REJECTED, 1);
+      case FAILED -> metrics.add(CostMetrics.CLUSTER_REPORTS_FAILED, 1);
+      case SNAPSHOT -> metrics.add(CostMetrics.SNAPSHOTS_TAKEN, 1);
       case REPORTED -> countReport(o, run.report(), metrics);
     }
   }
 
   private static void countReport(CostOutcome o, CostReport report, MetricsPort metrics) {
-    metrics.add("ReportsWritten", 1, Unit.COUNT);
-    metrics.add("TotalCost", o.totalCost().doubleValue(), Unit.NONE);
-    metrics.add("OnDemandEquivalentCost", o.onDemandEquivalentCost().doubleValue(), Unit.NONE);
-    metrics.add("SpotSavings", o.spotSavings().doubleValue(), Unit.NONE);
-    metrics.add("IdleGpuPercent", o.idleGpuPercent(), Unit.PERCENT);
-    metrics.add("IdleGpuCost", o.idleGpuCost().doubleValue(), Unit.NONE);
+    metrics.add(CostMetrics.REPORTS_WRITTEN, 1);
+    metrics.add(CostMetrics.TOTAL_COST, o.totalCost().doubleValue());
+    metrics.add(CostMetrics.ON_DEMAND_EQUIVALENT_COST, o.onDemandEquivalentCost().doubleValue());
+    metrics.add(CostMetrics.SPOT_SAVINGS, o.spotSavings().doubleValue());
+    metrics.add(CostMetrics.IDLE_GPU_PERCENT, o.idleGpuPercent());
+    metrics.add(CostMetrics.IDLE_GPU_COST, o.idleGpuCost().doubleValue());
     if (o.costPerGpuHour() != null) {
-      metrics.add("CostPerGpuHour", o.costPerGpuHour().doubleValue(), Unit.NONE);
+      metrics.add(CostMetrics.COST_PER_GPU_HOUR, o.costPerGpuHour().doubleValue());
     }
-    metrics.add("NodesReported", o.nodes(), Unit.COUNT);
-    metrics.add("NodesWithoutEc2Match", o.nodesWithoutEc2Match(), Unit.COUNT);
-    metrics.add("UnpricedNodes", o.unpricedNodes(), Unit.COUNT);
-    metrics.add("PricingApiCalls", o.pricingApiCalls(), Unit.COUNT);
-    metrics.add("ReportDuration", o.durationMs(), Unit.MILLISECONDS);
+    metrics.add(CostMetrics.NODES_REPORTED, o.nodes());
+    metrics.add(CostMetrics.NODES_WITHOUT_EC2_MATCH, o.nodesWithoutEc2Match());
+    metrics.add(CostMetrics.UNPRICED_NODES, o.unpricedNodes());
+    metrics.add(CostMetrics.PRICING_API_CALLS, o.pricingApiCalls());
+    metrics.add(CostMetrics.REPORT_DURATION, o.durationMs());
     if (report != null) {
       var k = report.kpis();
-      metrics.add("CommitmentSavings", k.commitmentSavings().doubleValue(), Unit.NONE);
-      metrics.add("GpuNodesWithoutAllocatableGpus", k.gpuNodesWithoutAllocatableGpus(), Unit.COUNT);
-      metrics.add("CpuOnlyPodsOnGpuNodes", k.cpuOnlyPodsOnGpuNodes(), Unit.COUNT);
+      metrics.add(CostMetrics.COMMITMENT_SAVINGS, k.commitmentSavings().doubleValue());
+      metrics.add(
+          CostMetrics.GPU_NODES_WITHOUT_ALLOCATABLE_GPUS, k.gpuNodesWithoutAllocatableGpus());
+      metrics.add(CostMetrics.CPU_ONLY_PODS_ON_GPU_NODES, k.cpuOnlyPodsOnGpuNodes());
       if (k.gpuUtilisationPercent() != null) {
-        metrics.add("GpuUtilisationPercent", k.gpuUtilisationPercent(), Unit.PERCENT);
-        metrics.add("UtilisationIdleGpuCost", k.utilisationIdleGpuCost().doubleValue(), Unit.NONE);
+        metrics.add(CostMetrics.GPU_UTILISATION_PERCENT, k.gpuUtilisationPercent());
+        metrics.add(
+            CostMetrics.UTILISATION_IDLE_GPU_COST, k.utilisationIdleGpuCost().doubleValue());
       }
       if (k.costPerMillionOutputTokens() != null) {
         metrics.add(
-            "CostPerMillionOutputTokens", k.costPerMillionOutputTokens().doubleValue(), Unit.NONE);
+            CostMetrics.COST_PER_MILLION_OUTPUT_TOKENS,
+            k.costPerMillionOutputTokens().doubleValue());
       }
     }
   }

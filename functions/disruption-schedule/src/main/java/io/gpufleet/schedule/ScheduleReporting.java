@@ -4,8 +4,8 @@ import static software.amazon.lambda.powertools.logging.argument.StructuredArgum
 
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.outcome.EventPublisherPort;
+import io.gpufleet.core.outcome.Metric;
 import io.gpufleet.core.outcome.MetricsPort;
-import io.gpufleet.core.outcome.MetricsPort.Unit;
 import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.core.outcome.OutcomeReporter.Event;
@@ -54,22 +54,22 @@ public final class ScheduleReporting implements OutcomeReporter.Mapping<Schedule
 
   @Override
   public void count(ScheduleOutcome o, MetricsPort metrics) {
-    metrics.add("Runs" + OutcomeReporter.pascal(o.status().name()), 1, Unit.COUNT);
+    metrics.add(ScheduleMetrics.RUNS.get(o.status()), 1);
     if (o.writes() > 0) {
-      metrics.add("ObjectsWritten", o.writes(), Unit.COUNT);
+      metrics.add(ScheduleMetrics.OBJECTS_WRITTEN, o.writes());
     }
     if (o.failed() > 0) {
-      metrics.add("WritesFailed", o.failed(), Unit.COUNT);
+      metrics.add(ScheduleMetrics.WRITES_FAILED, o.failed());
     }
     if (o.dryRun() && !o.changes().isEmpty()) {
-      metrics.add("DryRunWrites", o.changes().size(), Unit.COUNT);
+      metrics.add(ScheduleMetrics.DRY_RUN_WRITES, o.changes().size());
     }
-    count(metrics, o.changes(), Change.Action.RESTORE, "Restored");
-    count(metrics, o.changes(), Change.Action.RELEASE, "ChangedByOthers");
-    count(metrics, o.notices(), Change.Action.HOLD, "Held");
-    count(metrics, o.notices(), Change.Action.SKIP, "Skipped");
+    count(metrics, o.changes(), Change.Action.RESTORE, ScheduleMetrics.RESTORED);
+    count(metrics, o.changes(), Change.Action.RELEASE, ScheduleMetrics.CHANGED_BY_OTHERS);
+    count(metrics, o.notices(), Change.Action.HOLD, ScheduleMetrics.HELD);
+    count(metrics, o.notices(), Change.Action.SKIP, ScheduleMetrics.SKIPPED);
     if (o.durationMs() > 0) {
-      metrics.add("ReconcileTime", o.durationMs(), Unit.MILLISECONDS);
+      metrics.add(ScheduleMetrics.RECONCILE_TIME, o.durationMs());
     }
   }
 
@@ -112,10 +112,10 @@ public final class ScheduleReporting implements OutcomeReporter.Mapping<Schedule
   }
 
   private static void count(
-      MetricsPort metrics, List<Change> changes, Change.Action action, String metric) {
+      MetricsPort metrics, List<Change> changes, Change.Action action, Metric metric) {
     long n = changes.stream().filter(c -> c.action() == action).count();
     if (n > 0) {
-      metrics.add(metric, n, Unit.COUNT);
+      metrics.add(metric, n);
     }
   }
 

@@ -5,7 +5,6 @@ import static software.amazon.lambda.powertools.logging.argument.StructuredArgum
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
-import io.gpufleet.core.outcome.MetricsPort.Unit;
 import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.core.outcome.OutcomeReporter.Delivery;
@@ -15,7 +14,9 @@ import io.gpufleet.core.outcome.OutcomeReporter.Notice;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.PodReport;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.slf4j.event.Level;
 
@@ -97,29 +98,43 @@ public final class DrainReporting implements OutcomeReporter.Mapping<DrainOutcom
 
   @Override
   public void count(DrainOutcome o, MetricsPort metrics) {
-    metrics.add("Events" + OutcomeReporter.pascal(o.status().name()), 1, Unit.COUNT);
+    metrics.add(DrainMetrics.events(o.status()), 1);
+    if (o.kind() != null) {
+      metrics.add(
+          DrainMetrics.EVENTS_BY_KIND,
+          1,
+          Map.of("Kind", o.kind(), "Outcome", OutcomeReporter.pascal(o.status().name())));
+    }
     if (o.podsEvicted() != null && !o.podsEvicted().isEmpty()) {
-      metrics.add("PodsEvicted", o.podsEvicted().size(), Unit.COUNT);
+      metrics.add(DrainMetrics.PODS_EVICTED, o.podsEvicted().size());
     }
     if (o.podsNotEvicted() != null && !o.podsNotEvicted().isEmpty()) {
-      metrics.add("PodsNotEvicted", o.podsNotEvicted().size(), Unit.COUNT);
+      metrics.add(DrainMetrics.PODS_NOT_EVICTED, o.podsNotEvicted().size());
+      o.podsNotEvicted().stream()
+          .collect(Collectors.groupingBy(r -> r.status(), TreeMap::new, Collectors.counting()))
+          .forEach(
+              (reason, n) ->
+                  metrics.add(
+                      DrainMetrics.PODS_NOT_EVICTED_BY_REASON,
+                      n,
+                      Map.of("Reason", OutcomeReporter.pascal(reason.name()))));
     }
     if (o.gracePeriodCapped() != null && !o.gracePeriodCapped().isEmpty()) {
-      metrics.add("PodsGracePeriodCapped", o.gracePeriodCapped().size(), Unit.COUNT);
+      metrics.add(DrainMetrics.PODS_GRACE_PERIOD_CAPPED, o.gracePeriodCapped().size());
     }
     if (o.timings() != null) {
       if (o.timings().cordonedMs() != null) {
-        metrics.add("TimeToCordon", o.timings().cordonedMs(), Unit.MILLISECONDS);
+        metrics.add(DrainMetrics.TIME_TO_CORDON, o.timings().cordonedMs());
       }
       if (o.timings().evictionsIssuedMs() != null && o.status() != DrainOutcome.Status.CORDONED) {
-        metrics.add("TimeToEvictionsIssued", o.timings().evictionsIssuedMs(), Unit.MILLISECONDS);
+        metrics.add(DrainMetrics.TIME_TO_EVICTIONS_ISSUED, o.timings().evictionsIssuedMs());
       }
       if (o.timings().allGoneMs() != null) {
-        metrics.add("TimeToAllGone", o.timings().allGoneMs(), Unit.MILLISECONDS);
+        metrics.add(DrainMetrics.TIME_TO_ALL_GONE, o.timings().allGoneMs());
       }
     }
     if (Boolean.FALSE.equals(o.deadlineMet())) {
-      metrics.add("DeadlineMissed", 1, Unit.COUNT);
+      metrics.add(DrainMetrics.DEADLINE_MISSED, 1);
     }
   }
 

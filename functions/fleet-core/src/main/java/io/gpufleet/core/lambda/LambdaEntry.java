@@ -3,6 +3,7 @@ package io.gpufleet.core.lambda;
 import com.amazonaws.services.lambda.runtime.Context;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.core.outcome.Metric;
 import io.gpufleet.core.outcome.MetricsPort;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,7 +33,7 @@ public record LambdaEntry<I>(
     Service<I> service,
     MetricsPort metrics,
     Function<ConfigException, ?> rejection,
-    String failureMetric,
+    Metric failureMetric,
     AutoCloseable resources) {
 
   /** Turns the raw payload into the service's input; a {@link ConfigException} names the flaw. */
@@ -58,7 +59,7 @@ public record LambdaEntry<I>(
   }
 
   /** An invocation that throws adds 1 to the EMF metric {@code metric} before Lambda sees it. */
-  public LambdaEntry<I> countingFailuresAs(String metric) {
+  public LambdaEntry<I> countingFailuresAs(Metric metric) {
     return new LambdaEntry<>(decoder, service, metrics, rejection, metric, resources);
   }
 
@@ -75,7 +76,7 @@ public record LambdaEntry<I>(
       output.write(Json.MAPPER.writeValueAsBytes(answer));
     } catch (RuntimeException | IOException e) {
       if (failureMetric != null) {
-        metrics.add(failureMetric, 1, MetricsPort.Unit.COUNT);
+        metrics.add(failureMetric, 1);
       }
       throw e;
     } finally {

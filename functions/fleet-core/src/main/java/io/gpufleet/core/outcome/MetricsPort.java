@@ -21,6 +21,20 @@ public interface MetricsPort {
     add(sb.toString(), value, unit);
   }
 
+  /** One value of a declared metric that has no dimensions besides Service. */
+  default void add(Metric metric, double value) {
+    if (!metric.dimensions().isEmpty()) {
+      throw new IllegalArgumentException(
+          metric.name() + " is declared with dimensions " + metric.dimensions());
+    }
+    add(metric.name(), value, metric.unit());
+  }
+
+  /** One value of a declared metric with the values of its declared dimensions (all of them). */
+  default void add(Metric metric, double value, java.util.Map<String, String> dimensions) {
+    add(metric.name(), value, metric.unit(), metric.check(dimensions));
+  }
+
   /** Writes what was added since the last flush. */
   void flush();
 

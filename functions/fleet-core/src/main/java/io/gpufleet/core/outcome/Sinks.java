@@ -15,7 +15,7 @@ public final class Sinks {
     try {
       action.run();
     } catch (RuntimeException e) {
-      metrics.add("ReportFailures", 1, MetricsPort.Unit.COUNT);
+      metrics.add(CoreMetrics.REPORT_FAILURES, 1);
       log.warn("could not report to {}: {}", sink, e.toString());
     }
   }

@@ -96,7 +96,7 @@ class LambdaEntryTest {
                 },
                 metrics)
             .rejecting(e -> "rejected")
-            .countingFailuresAs("EventsFailed");
+            .countingFailuresAs(io.gpufleet.core.outcome.Metric.count("EventsFailed"));
 
     // When it is invoked, Then the failure is counted, flushed, and goes to Lambda unchanged
     assertThatThrownBy(() -> invoke(entry, "1"))

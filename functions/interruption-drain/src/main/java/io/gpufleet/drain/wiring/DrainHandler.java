@@ -4,6 +4,7 @@ import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.lambda.LambdaEntry;
 import io.gpufleet.core.lambda.LambdaHandler;
 import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.drain.DrainMetrics;
 import io.gpufleet.drain.DrainService;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,7 +17,7 @@ public final class DrainHandler extends LambdaHandler {
   static final Duration REPORT_RESERVE = Duration.ofSeconds(5);
 
   /** EMF metric: an event this invocation could not handle (it throws, so Lambda retries). */
-  static final String EVENTS_FAILED = "EventsFailed";
+  static final io.gpufleet.core.outcome.Metric EVENTS_FAILED = DrainMetrics.EVENTS_FAILED;
 
   public DrainHandler() {
     // client-independent warm-up on a second thread while this one wires (both done on return)

@@ -71,7 +71,7 @@ final class DrainInvocations {
         var result = handleBatch(b.batch(), hardStop);
         if (!result.failed().isEmpty()) {
           // each left for SQS to redeliver (then the dead-letter queue)
-          metrics.add(DrainHandler.EVENTS_FAILED, result.failed().size(), MetricsPort.Unit.COUNT);
+          metrics.add(DrainHandler.EVENTS_FAILED, result.failed().size());
         }
         yield result.response();
       }

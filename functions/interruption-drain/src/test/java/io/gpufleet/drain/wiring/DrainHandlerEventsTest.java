@@ -225,7 +225,7 @@ public class DrainHandlerEventsTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> invokeFile("spot-interruption-warning.json"))
         .isInstanceOf(RuntimeException.class);
-    assertThat(metrics.total(DrainHandler.EVENTS_FAILED)).isEqualTo(1);
+    assertThat(metrics.total(DrainHandler.EVENTS_FAILED.name())).isEqualTo(1);
     assertThat(metrics.flushes.get()).isEqualTo(1);
   }
 

@@ -1,0 +1,366 @@
+package io.gpufleet.cli;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpufleet.cli.confinement.ConfinementRender;
+import io.gpufleet.core.json.CfnYaml;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.sim.DemoFleet;
+import io.gpufleet.sim.SimCluster;
+import io.gpufleet.sim.SimTime;
+import io.gpufleet.sim.aws.AwsStubServer;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.autoscaling.AutoScalingClient;
+import software.amazon.awssdk.services.cloudformation.CloudFormationClient;
+import software.amazon.awssdk.services.eks.EksClient;
+import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
+import software.amazon.awssdk.services.lambda.LambdaClient;
+import software.amazon.awssdk.utils.http.SdkHttpUtils;
+
+/**
+ * The deployed stack {@code gpufleet doctor --simulate} checks: CloudFormation, Lambda, EKS,
+ * EventBridge and Auto Scaling answered by an {@link AwsStubServer} to the real SDK clients (the
+ * stack's parameters are template.yaml's defaults), and the simulated cluster holding what this
+ * version renders — with one deliberate misconfiguration: the drain's RBAC was applied from a
+ * render for another group ({@link #STALE_GROUP}), as after changing KubernetesGroup without
+ * re-applying the manifests. Karpenter runs with its own interruption queue (a WARN).
+ */
+final class DoctorSimulation implements AutoCloseable {
+  static final String STACK = "gpufleet-sim";
+  static final String ACCOUNT = "123456789012";
+  static final String STALE_GROUP = "gpufleet-drain-old";
+  static final String ASG = "eks-gpu-ng-sim";
+
+  final AwsStubServer stub;
+  final SimCluster cluster;
+  final KubernetesClient kubernetes;
+  final Doctor.Clients clients;
+  final Map<String, String> parameters;
+  final io.gpufleet.sim.aws.SimSsm ssm;
+
+  DoctorSimulation(Path root, List<ExecutionInterceptor> interceptors) throws Exception {
+    var template = CfnYaml.load(Files.readString(root.resolve("template.yaml")));
+    parameters = defaults(template);
+    parameters.put("ClusterName", DemoFleet.CLUSTER);
+    parameters.put("LifecycleHookGroupNames", ASG);
+    stub = AwsStubServer.start();
+    cluster = SimCluster.start(new SimTime(Instant.now(), 1));
+    kubernetes = cluster.newClient();
+    serveStack();
+    // the policy the stack creates in its parameter, as template.yaml starts it
+    @SuppressWarnings("unchecked")
+    var policy =
+        (Map<String, Object>)
+            ((Map<String, Object>)
+                    ((Map<String, Object>) template.get("Resources"))
+                        .get("SchedulePolicyParameter"))
+                .get("Properties");
+    ssm = io.gpufleet.sim.aws.SimSsm.serve(stub);
+    ssm.put(
+        parameters.get("SchedulePolicy").substring("ssm:".length()),
+        String.valueOf(policy.get("Value")));
+    applyManifests(root);
+    kubernetes
+        .apps()
+        .deployments()
+        .inNamespace("kube-system")
+        .resource(
+            new DeploymentBuilder()
+                .withNewMetadata()
+                .withName("karpenter")
+                .withNamespace("kube-system")
+                .endMetadata()
+                .withNewSpec()
+                .withNewSelector()
+                .addToMatchLabels("app", "karpenter")
+                .endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .addToLabels("app", "karpenter")
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("controller")
+                .withImage("public.ecr.aws/karpenter/controller:1.8.0")
+                .withEnv(new EnvVar("INTERRUPTION_QUEUE", DemoFleet.CLUSTER, null))
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build())
+        .create();
+    clients =
+        new Doctor.Clients(
+            build(CloudFormationClient.builder(), interceptors),
+            build(LambdaClient.builder(), interceptors),
+            build(EksClient.builder(), interceptors),
+            build(EventBridgeClient.builder(), interceptors),
+            build(AutoScalingClient.builder(), interceptors),
+            build(software.amazon.awssdk.services.ssm.SsmClient.builder(), interceptors),
+            kubernetes);
+  }
+
+  private <B extends AwsClientBuilder<B, C>, C> C build(
+      B builder, List<ExecutionInterceptor> interceptors) {
+    var config = ClientOverrideConfiguration.builder();
+    interceptors.forEach(config::addExecutionInterceptor);
+    return builder
+        .region(Region.US_EAST_1)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDSIMULATED", "sim")))
+        .endpointOverride(stub.endpoint())
+        .overrideConfiguration(config.build())
+        .build();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, String> defaults(Map<String, Object> template) {
+    var out = new TreeMap<String, String>();
+    ((Map<String, Map<String, Object>>) template.get("Parameters"))
+        .forEach(
+            (k, v) -> {
+              Object d = v.get("Default");
+              out.put(
+                  k,
+                  d instanceof List<?> l
+                      ? String.join(",", (List<String>) l)
+                      : d == null ? "" : String.valueOf(d));
+            });
+    return out;
+  }
+
+  /** What the drain's RBAC and the other manifests look like in the cluster. */
+  private void applyManifests(Path root) {
+    var known = ConfinementRender.parameters(root).keySet();
+    var overrides = new TreeMap<String, String>();
+    parameters.forEach(
+        (k, v) -> {
+          if (known.contains(k)) {
+            overrides.put(k, v);
+          }
+        });
+    var stale = new TreeMap<>(overrides);
+    stale.put("KubernetesGroup", STALE_GROUP);
+    var staleRender = ConfinementRender.render(root, stale);
+    for (var e : ConfinementRender.render(root, overrides).entrySet()) {
+      String text =
+          e.getKey().toString().equals("rbac/interruption-drain.yaml")
+              ? staleRender.get(e.getKey())
+              : e.getValue();
+      kubernetes
+          .load(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)))
+          .items()
+          .forEach(o -> kubernetes.resource(o).create());
+    }
+  }
+
+  private String physical(String logical) {
+    return STACK + "-" + logical + "-SIM0";
+  }
+
+  private void serveStack() {
+    var resources = new LinkedHashMap<String, String>();
+    for (var f : Doctor.FUNCTIONS) {
+      resources.put(f.resource(), "AWS::Lambda::Function");
+      resources.put(f.role(), "AWS::IAM::Role");
+    }
+    for (String rule :
+        List.of(
+            "InterruptionDrainFunctionSpotInterruption",
+            "InterruptionDrainFunctionRebalance",
+            "LifecycleHookRule")) {
+      resources.put(rule, "AWS::Events::Rule");
+    }
+    String stackId =
+        "arn:aws:cloudformation:us-east-1:"
+            + ACCOUNT
+            + ":stack/"
+            + STACK
+            + "/6f1c2a10-0000-4000-8000-000000000001";
+    var outputs = new LinkedHashMap<String, String>();
+    for (String o : Doctor.OUTPUTS) {
+      outputs.put(o, "sim-" + o);
+    }
+    outputs.put("InterruptionDrainAliasArn", aliasArn("InterruptionDrainFunction"));
+    var xml = new StringBuilder();
+    xml.append(
+            "<DescribeStacksResponse xmlns=\"http://cloudformation.amazonaws.com/doc/2010-05-15/\"><DescribeStacksResult><Stacks><member>")
+        .append("<StackName>")
+        .append(STACK)
+        .append("</StackName><StackId>")
+        .append(stackId)
+        .append(
+            "</StackId><CreationTime>2026-12-01T09:00:00Z</CreationTime><StackStatus>UPDATE_COMPLETE</StackStatus><Parameters>");
+    parameters.forEach(
+        (k, v) ->
+            xml.append("<member><ParameterKey>")
+                .append(k)
+                .append("</ParameterKey><ParameterValue>")
+                .append(esc(v))
+                .append("</ParameterValue></member>"));
+    xml.append("</Parameters><Outputs>");
+    outputs.forEach(
+        (k, v) ->
+            xml.append("<member><OutputKey>")
+                .append(k)
+                .append("</OutputKey><OutputValue>")
+                .append(esc(v))
+                .append("</OutputValue></member>"));
+    xml.append(
+        "</Outputs></member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>sim</RequestId></ResponseMetadata></DescribeStacksResponse>");
+    String describe = xml.toString();
+    stub.on("DescribeStacks", call -> AwsStubServer.Reply.xml(describe));
+    var list = new StringBuilder();
+    list.append(
+        "<ListStackResourcesResponse xmlns=\"http://cloudformation.amazonaws.com/doc/2010-05-15/\"><ListStackResourcesResult><StackResourceSummaries>");
+    resources.forEach(
+        (logical, type) ->
+            list.append("<member><LogicalResourceId>")
+                .append(logical)
+                .append("</LogicalResourceId><PhysicalResourceId>")
+                .append(physical(logical))
+                .append("</PhysicalResourceId><ResourceType>")
+                .append(type)
+                .append(
+                    "</ResourceType><LastUpdatedTimestamp>2026-12-01T09:00:00Z</LastUpdatedTimestamp><ResourceStatus>UPDATE_COMPLETE</ResourceStatus></member>"));
+    list.append(
+        "</StackResourceSummaries></ListStackResourcesResult><ResponseMetadata><RequestId>sim</RequestId></ResponseMetadata></ListStackResourcesResponse>");
+    String listed = list.toString();
+    stub.on("ListStackResources", call -> AwsStubServer.Reply.xml(listed));
+
+    for (var f : Doctor.FUNCTIONS) {
+      String name = physical(f.resource());
+      String alias =
+          Json.write(
+              Map.of(
+                  "AliasArn",
+                  aliasArn(f.resource()),
+                  "Name",
+                  Doctor.ALIAS,
+                  "FunctionVersion",
+                  "7"));
+      stub.on("GET /2015-03-31/functions/" + name + "/aliases/" + Doctor.ALIAS, c -> json(alias));
+      String concurrency =
+          f.resource().equals("InterruptionDrainFunction")
+              ? Json.write(
+                  Map.of(
+                      "ReservedConcurrentExecutions",
+                      Integer.parseInt(parameters.get("DrainReservedConcurrency"))))
+              : "{}";
+      stub.on("GET /2019-09-30/functions/" + name + "/concurrency", c -> json(concurrency));
+      String roleArn = "arn:aws:iam::" + ACCOUNT + ":role/" + physical(f.role());
+      var groups = List.of(parameters.get(f.groupParameter()));
+      String entry =
+          Json.write(
+              Map.of(
+                  "accessEntry",
+                  Map.of(
+                      "clusterName",
+                      DemoFleet.CLUSTER,
+                      "principalArn",
+                      roleArn,
+                      "kubernetesGroups",
+                      groups,
+                      "type",
+                      "STANDARD")));
+      stub.on(
+          "GET /clusters/"
+              + DemoFleet.CLUSTER
+              + "/access-entries/"
+              + SdkHttpUtils.urlEncode(roleArn),
+          c -> json(entry));
+    }
+    String cluster =
+        Json.write(
+            Map.of(
+                "cluster",
+                Map.of(
+                    "name",
+                    DemoFleet.CLUSTER,
+                    "arn",
+                    "arn:aws:eks:us-east-1:" + ACCOUNT + ":cluster/" + DemoFleet.CLUSTER,
+                    "status",
+                    "ACTIVE",
+                    "endpoint",
+                    this.cluster.url(),
+                    "accessConfig",
+                    Map.of("authenticationMode", "API_AND_CONFIG_MAP"))));
+    stub.on("GET /clusters/" + DemoFleet.CLUSTER, c -> json(cluster));
+
+    stub.on(
+        "AWSEvents.DescribeRule",
+        c -> {
+          String rule;
+          try {
+            rule = Json.MAPPER.readTree(c.body()).path("Name").asText();
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+          return AwsStubServer.Reply.json(
+              Json.write(
+                  Map.of(
+                      "Name",
+                      rule,
+                      "Arn",
+                      "arn:aws:events:us-east-1:" + ACCOUNT + ":rule/" + rule,
+                      "State",
+                      "ENABLED",
+                      "EventBusName",
+                      "default")));
+        });
+    stub.on(
+        "AWSEvents.ListTargetsByRule",
+        c ->
+            AwsStubServer.Reply.json(
+                Json.write(
+                    Map.of(
+                        "Targets",
+                        List.of(
+                            Map.of(
+                                "Id", "drain", "Arn", aliasArn("InterruptionDrainFunction")))))));
+    String hooks =
+        "<DescribeLifecycleHooksResponse xmlns=\"http://autoscaling.amazonaws.com/doc/2011-01-01/\"><DescribeLifecycleHooksResult><LifecycleHooks><member><LifecycleHookName>gpufleet-drain</LifecycleHookName><AutoScalingGroupName>"
+            + ASG
+            + "</AutoScalingGroupName><LifecycleTransition>autoscaling:EC2_INSTANCE_TERMINATING</LifecycleTransition><HeartbeatTimeout>300</HeartbeatTimeout><DefaultResult>CONTINUE</DefaultResult></member></LifecycleHooks></DescribeLifecycleHooksResult><ResponseMetadata><RequestId>sim</RequestId></ResponseMetadata></DescribeLifecycleHooksResponse>";
+    stub.on("DescribeLifecycleHooks", c -> AwsStubServer.Reply.xml(hooks));
+  }
+
+  private String aliasArn(String function) {
+    return "arn:aws:lambda:us-east-1:"
+        + ACCOUNT
+        + ":function:"
+        + physical(function)
+        + ":"
+        + Doctor.ALIAS;
+  }
+
+  private static AwsStubServer.Reply json(String body) {
+    return new AwsStubServer.Reply(200, "application/json", body);
+  }
+
+  private static String esc(String s) {
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+  }
+
+  @Override
+  public void close() {
+    kubernetes.close();
+    cluster.close();
+    stub.close();
+  }
+}
