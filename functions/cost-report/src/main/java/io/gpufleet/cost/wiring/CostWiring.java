@@ -130,16 +130,17 @@ public final class CostWiring {
     }
     var service =
         new CostReportService(
-            settings,
-            aws.region().id(),
-            targets,
-            new Ec2InstanceAdapter(ec2),
-            new Ec2SpotPriceHistoryAdapter(ec2),
-            OnDemandPricing.create(aws, env, Optional.of(store), clock),
-            store,
-            reporter,
-            clock,
-            commitments(settings, aws));
+                settings,
+                aws.region().id(),
+                targets,
+                new Ec2InstanceAdapter(ec2),
+                new Ec2SpotPriceHistoryAdapter(ec2),
+                OnDemandPricing.create(aws, env, Optional.of(store), clock),
+                store,
+                reporter,
+                clock,
+                commitments(settings, aws))
+            .withFocus(io.gpufleet.cost.focus.FocusOutput.from(env));
     return new Wired(service, metrics, reporter, settings.clusterName(), kube);
   }
 }
