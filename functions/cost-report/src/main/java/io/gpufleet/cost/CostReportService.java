@@ -378,8 +378,7 @@ public final class CostReportService {
             outputs,
             "html");
         var f = focus;
-        f.key(t.name(), window)
-            .ifPresent(k -> write(k, f.bytes(report), f.CONTENT_TYPE, outputs, "focus"));
+        f.key(t.name(), window).ifPresent(k -> writeFocus(f, k, report, outputs));
         // the run's Pricing API calls are shared: counted once, on the first cluster reported
         int apiCalls =
             pricingCounted || !(onDemand instanceof OnDemandPriceChain c)
@@ -542,6 +541,16 @@ public final class CostReportService {
       String key, byte[] body, String type, LinkedHashMap<String, String> outputs, String name) {
     store.put(key, body, type);
     outputs.put(name, store.locate(key));
+  }
+
+  private void writeFocus(
+      io.gpufleet.cost.focus.FocusOutput f,
+      String key,
+      CostReport report,
+      LinkedHashMap<String, String> outputs) {
+    var to = f.store() == null ? store : f.store();
+    to.put(key, f.bytes(report), io.gpufleet.cost.focus.FocusOutput.CONTENT_TYPE);
+    outputs.put("focus", to.locate(key));
   }
 
   /** Attempts at the snapshot's conditional write before a run gives up (and Lambda retries). */

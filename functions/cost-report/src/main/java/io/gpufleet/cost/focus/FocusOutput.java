@@ -2,6 +2,7 @@ package io.gpufleet.cost.focus;
 
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.store.BlobStorePort;
 import io.gpufleet.cost.model.CostReport;
 import io.gpufleet.cost.model.ReportWindow;
 import java.util.Optional;
@@ -9,10 +10,11 @@ import java.util.Optional;
 /**
  * Whether a run writes FOCUS files, and for which billing account. Environment: {@code
  * COST_ACCOUNT_ID} (the stack's account, 12 digits; the template sets it) and {@code COST_FOCUS}
- * ({@code on} by default when the account is known, {@code off}).
+ * ({@code on} by default when the account is known, {@code off}); {@code COST_FOCUS_BUCKET}, a
+ * central bucket for the files (else the report bucket; the wiring builds its store).
  */
-public record FocusOutput(String accountId, ParquetFile.Codec codec) {
-  public static final FocusOutput OFF = new FocusOutput(null, ParquetFile.Codec.GZIP);
+public record FocusOutput(String accountId, ParquetFile.Codec codec, BlobStorePort store) {
+  public static final FocusOutput OFF = new FocusOutput(null, ParquetFile.Codec.GZIP, null);
   public static final String CONTENT_TYPE = "application/vnd.apache.parquet";
 
   public FocusOutput {
@@ -22,7 +24,12 @@ public record FocusOutput(String accountId, ParquetFile.Codec codec) {
   }
 
   public static FocusOutput on(String accountId) {
-    return new FocusOutput(accountId, ParquetFile.Codec.GZIP);
+    return new FocusOutput(accountId, ParquetFile.Codec.GZIP, null);
+  }
+
+  /** Files go to {@code store} (a central bucket) instead of the report bucket. */
+  public FocusOutput to(BlobStorePort store) {
+    return new FocusOutput(accountId, codec, store);
   }
 
   public static FocusOutput from(Settings s) {

@@ -47,6 +47,13 @@ public final class CostWiring {
       KubernetesClient client) {}
 
   /** The configured commitment source; Cost Explorer is global, served from us-east-1. */
+  /** FOCUS files to the report bucket, or to COST_FOCUS_BUCKET (a central one). */
+  static io.gpufleet.cost.focus.FocusOutput focus(Settings env, S3Rest s3, BlobStorePort store) {
+    var f = io.gpufleet.cost.focus.FocusOutput.from(env);
+    String central = env.string("COST_FOCUS_BUCKET", "");
+    return central.isEmpty() ? f : f.to(new S3BlobStoreAdapter(s3, central, ""));
+  }
+
   static CommitmentPort commitments(CostSettings settings, AwsClients aws) {
     return switch (settings.commitments()) {
       case "cost-explorer" ->
@@ -140,7 +147,7 @@ public final class CostWiring {
                 reporter,
                 clock,
                 commitments(settings, aws))
-            .withFocus(io.gpufleet.cost.focus.FocusOutput.from(env));
+            .withFocus(focus(env, s3, store));
     return new Wired(service, metrics, reporter, settings.clusterName(), kube);
   }
 }
