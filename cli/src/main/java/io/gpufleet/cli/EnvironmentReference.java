@@ -122,10 +122,6 @@ final class EnvironmentReference {
                   "on (default when COST_ACCOUNT_ID is set) or off: FOCUS 1.2 Parquet files per"
                       + " whole UTC hour or day window."),
               Map.entry(
-                  "COST_FOCUS_BUCKET",
-                  "Central bucket for the FOCUS files (parameter FocusBucketName); unset = the"
-                      + " report bucket."),
-              Map.entry(
                   "COST_SNAPSHOT_RETENTION",
                   "How long gone nodes and pods stay in the inventory snapshot (must cover"
                       + " month to date)."),
