@@ -111,8 +111,22 @@ final class CostCommand implements Callable<Integer> {
       return 0;
     }
 
-    /** Copies s3://bucket/prefix/focus/** (or prefix/** when it is the focus prefix) locally. */
     private Path download(URI uri) throws Exception {
+      String r =
+          Optional.ofNullable(region)
+              .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
+              .or(() -> Optional.ofNullable(System.getenv("AWS_DEFAULT_REGION")))
+              .orElseThrow(() -> new ConfigException("cost query: --region (or AWS_REGION)"));
+      try (S3Client s3 = S3Client.builder().region(Region.of(r)).build()) {
+        return download(s3, uri, err);
+      }
+    }
+
+    /**
+     * Copies the .parquet objects under s3://bucket/prefix/focus/ (or prefix/ when it is the focus
+     * prefix) to a new temporary directory, keys as paths; returns the directory.
+     */
+    static Path download(S3Client s3, URI uri, PrintStream err) throws Exception {
       String bucket = uri.getHost();
       String prefix = uri.getPath().replaceFirst("^/", "");
       if (!prefix.isEmpty() && !prefix.endsWith("/")) {
@@ -121,29 +135,25 @@ final class CostCommand implements Callable<Integer> {
       if (!prefix.endsWith("focus/")) {
         prefix += "focus/";
       }
-      String r =
-          Optional.ofNullable(region)
-              .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
-              .or(() -> Optional.ofNullable(System.getenv("AWS_DEFAULT_REGION")))
-              .orElseThrow(() -> new ConfigException("cost query: --region (or AWS_REGION)"));
+      if (bucket == null || bucket.isEmpty()) {
+        throw new ConfigException("cost query: " + uri + " names no bucket");
+      }
       Path dir = Files.createTempDirectory("gpufleet-focus-");
       int n = 0;
-      try (S3Client s3 = S3Client.builder().region(Region.of(r)).build()) {
-        var pages =
-            s3.listObjectsV2Paginator(
-                ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).build());
-        for (var o : pages.contents()) {
-          if (!o.key().endsWith(".parquet")) {
-            continue;
-          }
-          Path f = dir.resolve(o.key().substring(prefix.length())).normalize();
-          if (!f.startsWith(dir)) {
-            continue;
-          }
-          Files.createDirectories(f.getParent());
-          s3.getObject(GetObjectRequest.builder().bucket(bucket).key(o.key()).build(), f);
-          n++;
+      var pages =
+          s3.listObjectsV2Paginator(
+              ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).build());
+      for (var o : pages.contents()) {
+        if (!o.key().endsWith(".parquet")) {
+          continue;
         }
+        Path f = dir.resolve(o.key().substring(prefix.length())).normalize();
+        if (!f.startsWith(dir)) {
+          continue;
+        }
+        Files.createDirectories(f.getParent());
+        s3.getObject(GetObjectRequest.builder().bucket(bucket).key(o.key()).build(), f);
+        n++;
       }
       err.println("cost query: " + n + " FOCUS file(s) from s3://" + bucket + "/" + prefix);
       return dir;

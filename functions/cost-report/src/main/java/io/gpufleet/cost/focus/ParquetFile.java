@@ -58,6 +58,9 @@ public final class ParquetFile {
   private final int[] levelRunValue;
   private final int[] levelRunLength;
   private final Codec codec;
+  private final long[] scratch;
+  private final String[] lastString;
+  private final byte[][] lastBytes;
   private int rows;
 
   public ParquetFile(List<Column> columns, Codec codec) {
@@ -68,6 +71,9 @@ public final class ParquetFile {
     levels = new Buffer[n];
     levelRunValue = new int[n];
     levelRunLength = new int[n];
+    scratch = new long[n];
+    lastString = new String[n];
+    lastBytes = new byte[n][];
     for (int i = 0; i < n; i++) {
       values[i] = new Buffer(256);
       levels[i] = new Buffer(16);
@@ -87,13 +93,30 @@ public final class ParquetFile {
    * DECIMAL, Instant for TIMESTAMP, null where the column is optional).
    */
   public void add(Object... row) {
+    if (values[0] == null) {
+      throw new IllegalStateException("the file was already written");
+    }
     if (row.length != columns.size()) {
       throw new IllegalArgumentException(
           "row has " + row.length + " values for " + columns.size() + " columns");
     }
-    // check the whole row first, so a bad value leaves the file as it was
+    // check and convert the whole row first, so a bad value leaves the file as it was
     for (int i = 0; i < row.length; i++) {
-      check(columns.get(i), row[i]);
+      Column c = columns.get(i);
+      Object v = row[i];
+      check(c, v);
+      if (v != null) {
+        switch (c.kind()) {
+          case STRING, JSON -> {}
+          case DECIMAL -> scratch[i] = unscaled(v);
+          case TIMESTAMP -> {
+            Instant t = (Instant) v;
+            scratch[i] =
+                Math.addExact(
+                    Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1_000);
+          }
+        }
+      }
     }
     for (int i = 0; i < row.length; i++) {
       Column c = columns.get(i);
@@ -103,18 +126,21 @@ public final class ParquetFile {
       }
       if (v != null) {
         switch (c.kind()) {
-          case STRING, JSON -> values[i].binary(((String) v).getBytes(StandardCharsets.UTF_8));
-          case DECIMAL -> values[i].int64(unscaled(v));
-          case TIMESTAMP -> {
-            Instant t = (Instant) v;
-            values[i].int64(
-                Math.addExact(
-                    Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1_000));
-          }
+          case STRING, JSON -> values[i].binary(utf8(i, (String) v));
+          case DECIMAL, TIMESTAMP -> values[i].int64(scratch[i]);
         }
       }
     }
     rows++;
+  }
+
+  /** A column's values repeat (cluster, currency, pool...): the same string is encoded once. */
+  private byte[] utf8(int col, String v) {
+    if (!v.equals(lastString[col])) {
+      lastString[col] = v;
+      lastBytes[col] = v.getBytes(StandardCharsets.UTF_8);
+    }
+    return lastBytes[col];
   }
 
   private static void check(Column c, Object v) {
@@ -133,9 +159,6 @@ public final class ParquetFile {
     if (!ok) {
       throw new IllegalArgumentException(
           "column " + c.name() + " (" + c.kind() + ") cannot hold " + v.getClass().getSimpleName());
-    }
-    if (c.kind() == Kind.DECIMAL) {
-      unscaled(v);
     }
   }
 
@@ -165,7 +188,7 @@ public final class ParquetFile {
     }
   }
 
-  /** The whole file. */
+  /** The whole file; the writer's buffers are released column by column (call it once). */
   public byte[] bytes() {
     var file = new ByteArrayOutputStream(64 + values.length * 64 + totalValueBytes());
     file.write(MAGIC, 0, MAGIC.length);
@@ -175,18 +198,21 @@ public final class ParquetFile {
     if (rows > 0) {
       for (int i = 0; i < columns.size(); i++) {
         Column c = columns.get(i);
-        var body = new Buffer(values[i].size + 16);
+        Buffer lv = null;
         if (!c.required()) {
           flushRun(i);
-          body.int32(levels[i].size);
-          body.write(levels[i]);
+          lv = new Buffer(4 + levels[i].size);
+          lv.int32(levels[i].size);
+          lv.write(levels[i]);
         }
-        body.write(values[i]);
-        byte[] page = compress(body);
+        int bodySize = (lv == null ? 0 : lv.size) + values[i].size;
+        byte[] page = compress(lv, values[i], bodySize);
+        values[i] = null;
+        levels[i] = null;
         var header = new ByteArrayOutputStream(32);
         new Thrift(header)
             .i32(1, 0) // DATA_PAGE
-            .i32(2, body.size)
+            .i32(2, bodySize)
             .i32(3, page.length)
             .struct(5)
             .i32(1, rows)
@@ -196,7 +222,7 @@ public final class ParquetFile {
             .end()
             .end();
         offsets[i] = file.size();
-        uncompressed[i] = header.size() + (long) body.size;
+        uncompressed[i] = header.size() + (long) bodySize;
         compressed[i] = header.size() + (long) page.length;
         file.writeBytes(header.toByteArray());
         file.write(page, 0, page.length);
@@ -217,23 +243,27 @@ public final class ParquetFile {
   private int totalValueBytes() {
     long n = 0;
     for (Buffer b : values) {
-      n += b.size;
+      n += b == null ? 0 : b.size;
     }
-    return (int) Math.min(n, Integer.MAX_VALUE - 1024);
+    // compressed pages are a fraction of the values
+    return (int) Math.min(codec == Codec.UNCOMPRESSED ? n : n / 4, Integer.MAX_VALUE - 1024);
   }
 
-  private byte[] compress(Buffer body) {
-    if (codec == Codec.UNCOMPRESSED) {
-      return java.util.Arrays.copyOf(body.data, body.size);
-    }
-    var out = new ByteArrayOutputStream(body.size / 4 + 64);
-    try (var gz =
-        new GZIPOutputStream(out, 8192) {
-          {
-            def.setLevel(Deflater.BEST_SPEED);
-          }
-        }) {
-      gz.write(body.data, 0, body.size);
+  /** Definition levels (or null) then values, as one page body, compressed by the codec. */
+  private byte[] compress(Buffer levels, Buffer values, int size) {
+    var out = new ByteArrayOutputStream(codec == Codec.UNCOMPRESSED ? size : size / 4 + 64);
+    try (java.io.OutputStream sink =
+        codec == Codec.UNCOMPRESSED
+            ? out
+            : new GZIPOutputStream(out, 8192) {
+              {
+                def.setLevel(Deflater.BEST_SPEED);
+              }
+            }) {
+      if (levels != null) {
+        sink.write(levels.data, 0, levels.size);
+      }
+      sink.write(values.data, 0, values.size);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
