@@ -378,7 +378,7 @@ public final class CostReportService {
             outputs,
             "html");
         var f = focus;
-        f.key(t.name(), window).ifPresent(k -> writeFocus(f, k, report, outputs));
+        f.key(t.name(), window).ifPresent(k -> outputs.put("focus", f.write(store, k, report)));
         // the run's Pricing API calls are shared: counted once, on the first cluster reported
         int apiCalls =
             pricingCounted || !(onDemand instanceof OnDemandPriceChain c)
@@ -541,16 +541,6 @@ public final class CostReportService {
       String key, byte[] body, String type, LinkedHashMap<String, String> outputs, String name) {
     store.put(key, body, type);
     outputs.put(name, store.locate(key));
-  }
-
-  private void writeFocus(
-      io.gpufleet.cost.focus.FocusOutput f,
-      String key,
-      CostReport report,
-      LinkedHashMap<String, String> outputs) {
-    var to = f.store() == null ? store : f.store();
-    to.put(key, f.bytes(report), io.gpufleet.cost.focus.FocusOutput.CONTENT_TYPE);
-    outputs.put("focus", to.locate(key));
   }
 
   /** Attempts at the snapshot's conditional write before a run gives up (and Lambda retries). */

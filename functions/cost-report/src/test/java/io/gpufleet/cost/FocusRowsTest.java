@@ -112,6 +112,18 @@ class FocusRowsTest {
   }
 
   @Test
+  void shouldWriteToTheCentralBucketWhenOneIsGiven() {
+    fleet();
+    var central = new MemoryBlobStore();
+    var o = lastDay(FocusOutput.on(ACCOUNT).to(central));
+    assertThat(central.get(KEY)).isPresent();
+    assertThat(store.get(KEY)).isEmpty();
+    assertThat(o.outputs().get("focus")).isEqualTo(central.locate(KEY));
+    // the report itself stays in the stack's own bucket
+    assertThat(store.keys()).anyMatch(k -> k.endsWith("/cost.json"));
+  }
+
+  @Test
   void shouldWriteNoFocusFileWhenOffOrForAnOverlappingWindow() {
     fleet();
     lastDay(FocusOutput.OFF);

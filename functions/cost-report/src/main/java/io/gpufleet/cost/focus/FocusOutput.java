@@ -56,6 +56,13 @@ public record FocusOutput(String accountId, ParquetFile.Codec codec, BlobStorePo
     return enabled() ? FocusExport.key(accountId, cluster, window) : Optional.empty();
   }
 
+  /** Writes the report's file to the central store, or else to {@code reports}; its location. */
+  public String write(BlobStorePort reports, String key, CostReport report) {
+    var to = store == null ? reports : store;
+    to.put(key, bytes(report), CONTENT_TYPE);
+    return to.locate(key);
+  }
+
   public byte[] bytes(CostReport report) {
     return FocusRows.of(report, accountId, codec).bytes();
   }
