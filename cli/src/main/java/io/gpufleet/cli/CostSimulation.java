@@ -139,12 +139,20 @@ final class CostSimulation {
       }
       CostOutcome o;
       List<CostOutcome> days;
+      long ceCalls;
+      long pricingCalls;
       try {
         o =
             service.run(
                 new CostReportService.Request("24h", null, false),
                 m -> err.println("  cost: " + m));
         LAST.set(service.lastReport());
+        // what the 24 h report asked the stub (the FOCUS days below ask it again)
+        ceCalls =
+            stub.calls().stream()
+                .filter(c -> c.operation().startsWith("AWSInsightsIndexService."))
+                .count();
+        pricingCalls = stub.calls(PricingStub.OPERATION).size();
         days = focusDays(service, now, err);
       } finally {
         prometheus.stop(0);
@@ -152,13 +160,9 @@ final class CostSimulation {
       DIR.set(dir);
       if (!json) {
         out.print(CostSummary.render(o));
-        out.print(CostSummary.gpu(service.lastReport()));
-        out.println(
-            "Cost Explorer calls to the stub: "
-                + stub.calls().stream()
-                    .filter(c -> c.operation().startsWith("AWSInsightsIndexService."))
-                    .count());
-        out.println("Pricing API calls to the stub: " + stub.calls(PricingStub.OPERATION).size());
+        out.print(CostSummary.gpu(LAST.get()));
+        out.println("Cost Explorer calls to the stub: " + ceCalls);
+        out.println("Pricing API calls to the stub: " + pricingCalls);
       } else {
         where.println("cost.html written to " + o.outputs().get("html"));
       }
