@@ -310,6 +310,8 @@ final class CostBench {
     r.put("jsonMiB", Math.round(run.jsonBytes() / 1048576.0 * 10) / 10.0);
     r.put("csvMiB", Math.round(run.csvBytes() / 1048576.0 * 10) / 10.0);
     r.put("htmlKiB", run.htmlBytes() >> 10);
+    r.put("focus", run.focusBytes() >= 0);
+    r.put("focusMiB", Math.round(Math.max(0, run.focusBytes()) / 1048576.0 * 10) / 10.0);
     r.put("pricingApiCalls", pricing.calls());
     r.put("regionTypePairs", distinctTypes.size());
     // the baseline ran over every pod, its Pricing calls counted by the stub that answered them
@@ -338,6 +340,7 @@ final class CostBench {
       long jsonBytes,
       long csvBytes,
       long htmlBytes,
+      long focusBytes,
       boolean reconciled) {}
 
   /** One run's report (tests). */
@@ -347,18 +350,33 @@ final class CostBench {
     return service.lastReport();
   }
 
+  /**
+   * The measured run reports the window the template schedules (last-day) with the FOCUS file on,
+   * as the function writes it; GPUFLEET_BENCH_FOCUS=off measures the same run without it.
+   */
+  static final String WINDOW = "last-day";
+
+  static boolean focusOn() {
+    return !"off".equals(System.getenv("GPUFLEET_BENCH_FOCUS"));
+  }
+
   static Run runOnce(Fleet fleet, Clock clock, PricingApiPort pricing) {
     // what an S3 upload leaves behind in the function: nothing but the sizes
     var store = new SizeOnlyStore();
     var service = service(fleet, clock, pricing, store);
+    if (focusOn()) {
+      service.withFocus(
+          io.gpufleet.cost.focus.FocusOutput.on(io.gpufleet.sim.aws.SimCapacityAccount.ACCOUNT));
+    }
     long t0 = System.nanoTime();
     CostReportService.Progress progress =
         Boolean.getBoolean("gpufleet.bench.phases")
             ? m -> System.err.printf("  %5d ms  %s%n", (System.nanoTime() - t0) / 1_000_000, m)
             : CostReportService.Progress.NONE;
-    var o = service.run(new CostReportService.Request("24h", null, false), progress);
+    var o = service.run(new CostReportService.Request(WINDOW, null, false), progress);
     var report = service.lastReport();
     String prefix = o.outputs().get("json").replace("cost.json", "");
+    String focus = o.outputs().get("focus");
     return new Run(
         o.nodes(),
         o.pods(),
@@ -366,6 +384,7 @@ final class CostBench {
         store.sizes.get(prefix + "cost.json"),
         store.sizes.get(prefix + "cost.csv"),
         store.sizes.get(prefix + "cost.html"),
+        focus == null ? -1 : store.sizes.get(focus.substring(focus.indexOf("focus/"))),
         report.reconciliation().balanced());
   }
 

@@ -15,6 +15,7 @@ import io.gpufleet.cost.InstancePort;
 import io.gpufleet.cost.SpotPriceHistoryPort;
 import io.gpufleet.cost.aws.CostExplorerCommitmentAdapter;
 import io.gpufleet.cost.aws.PrometheusUtilisationAdapter;
+import io.gpufleet.cost.focus.FocusOutput;
 import io.gpufleet.cost.k8s.CostClusterAdapter;
 import io.gpufleet.cost.model.ClusterNode;
 import io.gpufleet.cost.model.ClusterPod;
@@ -31,6 +32,7 @@ import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
 import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.PricingStub;
+import io.gpufleet.sim.aws.SimCapacityAccount;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.nio.file.Files;
@@ -136,29 +138,75 @@ final class CostSimulation {
         out.println("Cost report over the simulated cluster (last 24 h):");
       }
       CostOutcome o;
+      List<CostOutcome> days;
+      long ceCalls;
+      long pricingCalls;
       try {
         o =
             service.run(
                 new CostReportService.Request("24h", null, false),
                 m -> err.println("  cost: " + m));
+        LAST.set(service.lastReport());
+        // what the 24 h report asked the stub (the FOCUS days below ask it again)
+        ceCalls =
+            stub.calls().stream()
+                .filter(c -> c.operation().startsWith("AWSInsightsIndexService."))
+                .count();
+        pricingCalls = stub.calls(PricingStub.OPERATION).size();
+        days = focusDays(service, now, err);
       } finally {
         prometheus.stop(0);
       }
-      LAST.set(service.lastReport());
+      DIR.set(dir);
       if (!json) {
         out.print(CostSummary.render(o));
-        out.print(CostSummary.gpu(service.lastReport()));
-        out.println(
-            "Cost Explorer calls to the stub: "
-                + stub.calls().stream()
-                    .filter(c -> c.operation().startsWith("AWSInsightsIndexService."))
-                    .count());
-        out.println("Pricing API calls to the stub: " + stub.calls(PricingStub.OPERATION).size());
+        out.print(CostSummary.gpu(LAST.get()));
+        out.println("Cost Explorer calls to the stub: " + ceCalls);
+        out.println("Pricing API calls to the stub: " + pricingCalls);
       } else {
         where.println("cost.html written to " + o.outputs().get("html"));
       }
+      printFocus(where, dir, days);
       return o;
     }
+  }
+
+  /** The directory of the last simulated run (tests): reports/, focus/, inventory/. */
+  static final java.util.concurrent.atomic.AtomicReference<Path> DIR =
+      new java.util.concurrent.atomic.AtomicReference<>();
+
+  /** Days of FOCUS data the simulation writes (whole UTC days before today, both clusters). */
+  static final int FOCUS_DAYS = 3;
+
+  /** The last FOCUS_DAYS whole UTC days, reported with FOCUS on (the simulated account's id). */
+  static List<CostOutcome> focusDays(CostReportService service, Instant now, PrintStream err) {
+    service.withFocus(FocusOutput.on(SimCapacityAccount.ACCOUNT));
+    Instant today = now.truncatedTo(ChronoUnit.DAYS);
+    var out = new ArrayList<CostOutcome>();
+    for (int d = FOCUS_DAYS; d >= 1; d--) {
+      Instant start = today.minus(Duration.ofDays(d));
+      String window = start + "/" + start.plus(Duration.ofDays(1));
+      out.add(
+          service.run(
+              new CostReportService.Request(window, null, false),
+              m -> err.println("  cost " + window + ": " + m)));
+    }
+    return out;
+  }
+
+  static void printFocus(PrintStream out, Path dir, List<CostOutcome> days) throws Exception {
+    long files;
+    try (var walk = Files.walk(dir.resolve("focus"))) {
+      files = walk.filter(f -> f.toString().endsWith(".parquet")).count();
+    }
+    out.println();
+    out.printf(
+        "FOCUS 1.2 data: %d days x 2 clusters, %d Parquet files under %s%n",
+        days.size(), files, dir.resolve("focus"));
+    String name = "cost-by-team-month";
+    out.println(
+        FocusQueries.title(name) + "  (./gpufleet cost query " + name + " --from " + dir + "):");
+    out.print(FocusQueries.table(FocusQueries.run(dir, name)));
   }
 
   /** The research cluster's instances (SimulateCommand.DrainSim.populateSecondCluster). */

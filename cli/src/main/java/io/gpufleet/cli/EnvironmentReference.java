@@ -114,6 +114,14 @@ final class EnvironmentReference {
                   "COST_WINDOW",
                   "Window reported when the trigger names none (last-hour, last-day, ...)."),
               Map.entry(
+                  "COST_ACCOUNT_ID",
+                  "Billing account of the FOCUS rows (12 digits); set, the report also writes"
+                      + " FOCUS files under focus/."),
+              Map.entry(
+                  "COST_FOCUS",
+                  "on (default when COST_ACCOUNT_ID is set) or off: FOCUS 1.2 Parquet files per"
+                      + " whole UTC hour or day window."),
+              Map.entry(
                   "COST_SNAPSHOT_RETENTION",
                   "How long gone nodes and pods stay in the inventory snapshot (must cover"
                       + " month to date)."),

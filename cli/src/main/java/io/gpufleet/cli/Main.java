@@ -27,6 +27,7 @@ import picocli.CommandLine.Spec;
       DrainCommand.class,
       PreflightCommand.class,
       CostReportCommand.class,
+      CostCommand.class,
       BudgetsCommand.class,
       BenchCommand.class,
       DocsCommand.class,

@@ -57,6 +57,7 @@ public final class CostPriming {
         CostPriming::primeSnapshot,
         () -> ReportHtml.html(report()),
         () -> ReportJson.csv(report()),
+        () -> focus(report()),
         () -> LoggerFactory.getLogger(CostPriming.class),
         Ec2Xml::prime,
         PowertoolsMetricsAdapter::prime);
@@ -68,6 +69,12 @@ public final class CostPriming {
     ReportJson.json(report);
     ReportJson.csv(report);
     ReportHtml.html(report);
+    focus(report);
+  }
+
+  /** The FOCUS rows and their Parquet encoding (in memory only). */
+  private static byte[] focus(io.gpufleet.cost.model.CostReport report) {
+    return io.gpufleet.cost.focus.FocusOutput.on("000000000000").bytes(report);
   }
 
   private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");

@@ -67,6 +67,8 @@ public final class CostReportService {
   private final OutcomeReporter<CostReporting.Run> reporter;
   private final Clock clock;
   private final CommitmentPort commitments;
+  private volatile io.gpufleet.cost.focus.FocusOutput focus =
+      io.gpufleet.cost.focus.FocusOutput.OFF;
   private volatile CostReport lastReport;
   private volatile Map<String, CostReport> lastReports = Map.of();
 
@@ -159,6 +161,12 @@ public final class CostReportService {
     this.store = store;
     this.reporter = reporter;
     this.clock = clock;
+  }
+
+  /** Also writes each report's rows as FOCUS (Parquet) under focus/ (off by default). */
+  public CostReportService withFocus(io.gpufleet.cost.focus.FocusOutput focus) {
+    this.focus = Objects.requireNonNull(focus, "focus");
+    return this;
   }
 
   public static String snapshotKey(String cluster) {
@@ -369,6 +377,8 @@ public final class CostReportService {
             "text/html; charset=utf-8",
             outputs,
             "html");
+        var f = focus;
+        f.key(t.name(), window).ifPresent(k -> outputs.put("focus", f.write(store, k, report)));
         // the run's Pricing API calls are shared: counted once, on the first cluster reported
         int apiCalls =
             pricingCounted || !(onDemand instanceof OnDemandPriceChain c)

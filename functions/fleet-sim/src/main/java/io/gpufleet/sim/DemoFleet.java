@@ -153,7 +153,7 @@ public final class DemoFleet {
             p5spot,
             "StatefulSet",
             "llm-finetune",
-            Map.of("app", "llm-finetune"),
+            Map.of("app", "llm-finetune", "team", "ml-research"),
             60,
             8));
     cluster.create(
@@ -165,7 +165,7 @@ public final class DemoFleet {
             p5spot,
             "ReplicaSet",
             "data-loader",
-            Map.of("app", "data-loader"),
+            Map.of("app", "data-loader", "team", "ml-research"),
             30,
             0));
     cluster.create(
@@ -175,7 +175,7 @@ public final class DemoFleet {
             p5spot,
             "ReplicaSet",
             "data-loader",
-            Map.of("app", "data-loader"),
+            Map.of("app", "data-loader", "team", "ml-research"),
             30,
             0));
     cluster.create(finished("training", "preprocess-job-x7k2", p5spot));
@@ -187,7 +187,7 @@ public final class DemoFleet {
               p5od,
               "ReplicaSet",
               "eval-worker",
-              Map.of("app", "eval-worker"),
+              Map.of("app", "eval-worker", "team", "ml-research"),
               30,
               2));
     }
@@ -202,7 +202,7 @@ public final class DemoFleet {
                 NODES.get(node).name(),
                 "ReplicaSet",
                 "vllm-llama",
-                Map.of("app", "vllm-llama"),
+                Map.of("app", "vllm-llama", "team", "ml-platform"),
                 45,
                 2));
       }
@@ -214,7 +214,7 @@ public final class DemoFleet {
                 NODES.get(node).name(),
                 "ReplicaSet",
                 "gateway",
-                Map.of("app", "gateway"),
+                Map.of("app", "gateway", "team", "ml-platform"),
                 20,
                 0));
       }
@@ -235,7 +235,7 @@ public final class DemoFleet {
                 n.name(),
                 "ReplicaSet",
                 "render",
-                Map.of("app", "render"),
+                Map.of("app", "render", "team", "media"),
                 300,
                 node == 7 ? 1 : 0));
       }
@@ -247,7 +247,7 @@ public final class DemoFleet {
                 n.name(),
                 "ReplicaSet",
                 "queue-worker",
-                Map.of("app", "queue-worker"),
+                Map.of("app", "queue-worker", "team", "media"),
                 30,
                 0));
       }

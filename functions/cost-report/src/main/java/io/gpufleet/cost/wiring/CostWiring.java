@@ -47,6 +47,13 @@ public final class CostWiring {
       KubernetesClient client) {}
 
   /** The configured commitment source; Cost Explorer is global, served from us-east-1. */
+  /** FOCUS files to the report bucket, or to COST_FOCUS_BUCKET (a central one). */
+  static io.gpufleet.cost.focus.FocusOutput focus(Settings env, S3Rest s3, BlobStorePort store) {
+    var f = io.gpufleet.cost.focus.FocusOutput.from(env);
+    String central = env.string("COST_FOCUS_BUCKET", "");
+    return central.isEmpty() ? f : f.to(new S3BlobStoreAdapter(s3, central, ""));
+  }
+
   static CommitmentPort commitments(CostSettings settings, AwsClients aws) {
     return switch (settings.commitments()) {
       case "cost-explorer" ->
@@ -130,16 +137,17 @@ public final class CostWiring {
     }
     var service =
         new CostReportService(
-            settings,
-            aws.region().id(),
-            targets,
-            new Ec2InstanceAdapter(ec2),
-            new Ec2SpotPriceHistoryAdapter(ec2),
-            OnDemandPricing.create(aws, env, Optional.of(store), clock),
-            store,
-            reporter,
-            clock,
-            commitments(settings, aws));
+                settings,
+                aws.region().id(),
+                targets,
+                new Ec2InstanceAdapter(ec2),
+                new Ec2SpotPriceHistoryAdapter(ec2),
+                OnDemandPricing.create(aws, env, Optional.of(store), clock),
+                store,
+                reporter,
+                clock,
+                commitments(settings, aws))
+            .withFocus(focus(env, s3, store));
     return new Wired(service, metrics, reporter, settings.clusterName(), kube);
   }
 }

@@ -1,0 +1,228 @@
+package io.gpufleet.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gpufleet.core.json.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each named query, run by the embedded engine over the FOCUS files of the simulation (3 days × 2
+ * clusters), returns the same totals as the JSON reports (cost.json) of the same windows.
+ */
+class CostQueryTotalsTest extends CapturedCli {
+  static Path dir;
+  static String simulateOut;
+
+  /** The cost.json of every FOCUS window (explicit whole days), parsed. */
+  static final List<JsonNode> REPORTS = new ArrayList<>();
+
+  @BeforeAll
+  static void simulate() throws Exception {
+    var out = new ByteArrayOutputStream();
+    var err = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    CostSimulation.run(new PrintStream(out, true, StandardCharsets.UTF_8), err, false);
+    simulateOut = out.toString(StandardCharsets.UTF_8);
+    dir = CostSimulation.DIR.get();
+    try (var walk = Files.walk(dir.resolve("reports"))) {
+      for (Path p : walk.filter(f -> f.endsWith("cost.json")).toList()) {
+        if (p.getParent().getFileName().toString().startsWith("explicit_")) {
+          REPORTS.add(Json.MAPPER.readTree(Files.readAllBytes(p)));
+        }
+      }
+    }
+  }
+
+  static String month(JsonNode report) {
+    return report.at("/header/windowStart").asText().substring(0, 7);
+  }
+
+  /** The reports of the latest billing period (what the month-to-date queries cover). */
+  static List<JsonNode> latestMonth() {
+    String max = REPORTS.stream().map(CostQueryTotalsTest::month).max(String::compareTo).get();
+    return REPORTS.stream().filter(r -> month(r).equals(max)).toList();
+  }
+
+  static BigDecimal sum(List<JsonNode> reports, String pointer) {
+    return reports.stream()
+        .map(r -> r.at(pointer).decimalValue())
+        .reduce(BigDecimal.ZERO, BigDecimal::add);
+  }
+
+  static BigDecimal column(FocusQueries.Result r, String name) {
+    int i = r.columns().indexOf(name);
+    assertThat(i).as("column %s of %s", name, r.columns()).isNotNegative();
+    return r.rows().stream()
+        .map(row -> new BigDecimal(row.get(i).toString()))
+        .reduce(BigDecimal.ZERO, BigDecimal::add);
+  }
+
+  @Test
+  void shouldHaveWrittenThreeDaysOfTwoClusters() throws Exception {
+    assertThat(REPORTS).hasSize(CostSimulation.FOCUS_DAYS * 2);
+    try (var walk = Files.walk(dir.resolve("focus"))) {
+      assertThat(walk.filter(f -> f.toString().endsWith(".parquet")))
+          .hasSize(CostSimulation.FOCUS_DAYS * 2)
+          .allSatisfy(
+              f ->
+                  assertThat(dir.relativize(f).toString())
+                      .matches(
+                          "focus/billing_period=\\d{4}-\\d{2}/account=123456789012/cluster=[^/]+/"
+                              + "explicit_\\d{8}T0000Z_\\d{8}T0000Z\\.parquet"));
+    }
+    var r =
+        FocusQueries.run(dir, "SELECT count(DISTINCT cluster), count(DISTINCT account) FROM focus");
+    assertThat(r.rows().get(0)).containsExactly(2L, 1L);
+  }
+
+  @Test
+  void simulateShouldEndWithTheCostByTeamTable() {
+    assertThat(simulateOut)
+        .contains("FOCUS 1.2 data: 3 days x 2 clusters")
+        .contains("./gpufleet cost query cost-by-team-month --from " + dir);
+    String tail = simulateOut.substring(simulateOut.lastIndexOf("FOCUS 1.2 data"));
+    assertThat(tail).contains("team", "effective_cost", "(idle)");
+  }
+
+  @Test
+  void costByTeamShouldMatchTheReportsTeamRollups() throws Exception {
+    var reports = latestMonth();
+    var r = FocusQueries.run(dir, "cost-by-team-month");
+    assertThat(column(r, "effective_cost")).isEqualByComparingTo(sum(reports, "/kpis/totalCost"));
+    assertThat(column(r, "list_cost"))
+        .isEqualByComparingTo(sum(reports, "/kpis/onDemandEquivalentCost"));
+    var want = new HashMap<String, BigDecimal>();
+    for (var rep : reports) {
+      for (var t : rep.at("/rollups/team")) {
+        want.merge(t.get("key").asText(), t.get("effectiveCost").decimalValue(), BigDecimal::add);
+      }
+    }
+    var got = new HashMap<String, BigDecimal>();
+    for (var row : r.rows()) {
+      got.put(row.get(0).toString(), new BigDecimal(row.get(2).toString()));
+    }
+    assertThat(got.keySet()).containsExactlyInAnyOrderElementsOf(want.keySet());
+    want.forEach((k, v) -> assertThat(got.get(k)).as(k).isEqualByComparingTo(v));
+  }
+
+  @Test
+  void costByPoolAndCapacityShouldAddUpToTheReports() throws Exception {
+    var reports = latestMonth();
+    var r = FocusQueries.run(dir, "cost-by-pool-capacity");
+    assertThat(column(r, "effective_cost")).isEqualByComparingTo(sum(reports, "/kpis/totalCost"));
+    assertThat(column(r, "list_cost"))
+        .isEqualByComparingTo(sum(reports, "/kpis/onDemandEquivalentCost"));
+    assertThat(column(r, "gpu_capacity_hours").doubleValue())
+        .isCloseTo(
+            sum(reports, "/kpis/gpuCapacityHours").doubleValue(),
+            org.assertj.core.data.Offset.offset(0.05 * r.rows().size()));
+  }
+
+  @Test
+  void idleGpuCostShouldBeTheReportsIdleNodeCostOfGpuPools() throws Exception {
+    var reports = latestMonth();
+    var want = new HashMap<String, BigDecimal>();
+    var gpuPools = new HashMap<String, Double>();
+    for (var rep : reports) {
+      String cluster = rep.at("/header/cluster").asText();
+      for (var n : rep.get("nodes")) {
+        String pool = cluster + "/" + n.get("nodePool").asText();
+        want.merge(pool, n.get("idleCost").decimalValue(), BigDecimal::add);
+        gpuPools.merge(pool, n.get("gpuCapacityHours").asDouble(), Double::sum);
+      }
+    }
+    gpuPools.forEach(
+        (p, h) -> {
+          if (h <= 0) {
+            want.remove(p);
+          }
+        });
+    var r = FocusQueries.run(dir, "idle-gpu-cost-by-pool");
+    Map<String, BigDecimal> got = new HashMap<>();
+    for (var row : r.rows()) {
+      got.put(row.get(1) + "/" + row.get(2), new BigDecimal(row.get(3).toString()));
+    }
+    assertThat(got.keySet()).containsExactlyInAnyOrderElementsOf(want.keySet());
+    want.forEach((k, v) -> assertThat(got.get(k)).as(k).isEqualByComparingTo(v));
+  }
+
+  @Test
+  void spotSavingsTrendShouldBeTheReportsSpotSavingsPerDay() throws Exception {
+    var r = FocusQueries.run(dir, "spot-savings-trend");
+    assertThat(r.rows()).hasSize(CostSimulation.FOCUS_DAYS);
+    var want = new HashMap<String, BigDecimal>();
+    for (var rep : REPORTS) {
+      want.merge(
+          rep.at("/header/windowStart").asText().substring(0, 10),
+          rep.at("/kpis/spotSavings").decimalValue(),
+          BigDecimal::add);
+    }
+    for (var row : r.rows()) {
+      assertThat(new BigDecimal(row.get(1).toString()))
+          .as(row.get(0).toString())
+          .isEqualByComparingTo(want.get(row.get(0).toString()));
+    }
+    assertThat(column(r, "effective_cost")).isEqualByComparingTo(sum(REPORTS, "/kpis/totalCost"));
+  }
+
+  @Test
+  void costQueryShouldAnswerByTeamOverBothClustersInOneCommand() {
+    int code =
+        run("cost", "query", "cost-by-team-month", "--from", dir.toString(), "--format", "csv");
+    assertThat(code).as(err()).isZero();
+    assertThat(out()).startsWith("team,clusters,effective_cost,list_cost,gpu_hours\n");
+    assertThat(out().lines().skip(1)).anySatisfy(l -> assertThat(l).contains(",2,"));
+    outBytes.reset();
+    assertThat(
+            run(
+                "cost",
+                "query",
+                "SELECT count(*) AS n FROM focus",
+                "--from",
+                dir.toString(),
+                "--format",
+                "json"))
+        .isZero();
+    assertThat(out()).contains("\"n\"");
+  }
+
+  @Test
+  void costQueryShouldRefuseAnUnknownNameBadSqlOrFormat() {
+    assertThat(run("cost", "query", "cost-by-planet", "--from", dir.toString())).isEqualTo(2);
+    assertThat(err()).contains("neither a named query");
+    assertThat(run("cost", "query", "SELECT nope FROM focus", "--from", dir.toString()))
+        .isEqualTo(2);
+    assertThat(err()).contains("nope");
+    assertThat(
+            run("cost", "query", "cost-by-team-month", "--from", dir.toString(), "--format", "xml"))
+        .isEqualTo(2);
+    assertThat(err()).contains("--format");
+    assertThat(
+            run("cost", "query", "cost-by-team-month", "--from", dir.resolve("nowhere").toString()))
+        .isEqualTo(2);
+  }
+
+  @Test
+  void namedQueriesShouldBeTheFilesOfDeployQueries() throws Exception {
+    Path queries = EnvironmentReference.findRoot(Main.home()).resolve("deploy/queries");
+    try (var files = Files.list(queries)) {
+      assertThat(files.map(f -> f.getFileName().toString().replaceFirst("\\.sql$", "")))
+          .containsExactlyInAnyOrderElementsOf(FocusQueries.NAMES);
+    }
+    for (String name : FocusQueries.NAMES) {
+      assertThat(FocusQueries.sql(name))
+          .isEqualTo(Files.readString(queries.resolve(name + ".sql")));
+    }
+  }
+}
