@@ -10,8 +10,10 @@ import java.time.Clock;
 import java.time.Instant;
 
 /**
- * SnapStart priming: before the snapshot, run the read-only paths (decode each event kind, render
- * an outcome) so their classes are loaded and compiled. Captures no credentials, tokens or time.
+ * SnapStart priming: before the snapshot, the read-only paths (decode an event, render an outcome),
+ * then complete drains against a loopback API server ({@link DrainPrimingRun}), so the first event
+ * after a restore finds the whole path loaded and compiled. Captures no credentials, tokens or
+ * time.
  */
 final class DrainPriming {
   private static final String SAMPLE =
@@ -22,10 +24,36 @@ final class DrainPriming {
 
   private DrainPriming() {}
 
-  /** Registers the SnapStart hooks: before the snapshot, the handler's read-only paths. */
+  /**
+   * Registers the SnapStart hooks: before the snapshot, the handler's read-only paths and a
+   * complete drain against a loopback API server.
+   */
   static void register() {
     var decoder = new EventDecoder(Clock.systemUTC(), System.getenv("AWS_REGION"));
-    SnapStartPriming.register(DrainPriming.class, "read-only paths", () -> prime(decoder));
+    SnapStartPriming.register(
+        DrainPriming.class,
+        "read-only paths and a loopback drain",
+        () -> {
+          prime(decoder);
+          primeDrain();
+        });
+  }
+
+  /**
+   * The complete drain (see {@link DrainPrimingRun}); its outcome is checked so a priming that
+   * stopped short of the evictions says so in the INIT log rather than priming less in silence.
+   */
+  static DrainPrimingRun.Result primeDrain() {
+    var result = DrainPrimingRun.run();
+    if (result.evictions() < (long) result.rounds() * DrainPrimingRun.PODS
+        || !result.unexpected().isEmpty()) {
+      org.slf4j.LoggerFactory.getLogger(DrainPriming.class)
+          .warn(
+              "snapstart priming drain incomplete: {} evictions, unexpected requests {}",
+              result.evictions(),
+              result.unexpected());
+    }
+    return result;
   }
 
   /**
