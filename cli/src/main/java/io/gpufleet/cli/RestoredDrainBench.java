@@ -153,6 +153,10 @@ final class RestoredDrainBench {
         primingMs = (System.nanoTime() - p0) / 1_000_000;
       }
       String node = input.get("node").asText();
+      var classes = java.lang.management.ManagementFactory.getClassLoadingMXBean();
+      var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+      long classes0 = classes.getTotalLoadedClassCount();
+      long jit0 = jit.getTotalCompilationTime();
       DrainOutcome o =
           service
               .handle(
@@ -164,6 +168,9 @@ final class RestoredDrainBench {
       r.put("initMs", initMs);
       r.put("primingMs", primed ? primingMs : null);
       r.put("priming", priming);
+      // where the first event's time went besides the wire: classes it loaded, JIT time meanwhile
+      r.put("classesLoadedByEvent", classes.getTotalLoadedClassCount() - classes0);
+      r.put("jitMsDuringEvent", jit.getTotalCompilationTime() - jit0);
       BenchCommand.putDrainFigures(r, o, 0, err);
       r.remove("baselineEvictionsIssuedMs");
       r.remove("speedup");

@@ -40,15 +40,16 @@ final class DrainPrimingRun {
       String answer) {}
 
   /** Pods per priming node and how many of them a budget guards (their first eviction: 429). */
-  static final int PODS = 24;
+  static final int PODS = 40;
 
   static final int GUARDED = 2;
 
   /**
-   * Rounds of the drain: enough calls for the JIT to compile the drain's per-pod paths (C1 after a
-   * few hundred calls of a method), few enough to stay well inside a snapshot INIT.
+   * Rounds of the drain: enough calls for the JIT to compile the drain's per-request and per-pod
+   * paths (Lambda's JVM runs C1 only, which compiles a method after about 200 calls: 8 x 40
+   * evictions pass that), few enough to stay well inside a snapshot INIT.
    */
-  static final int ROUNDS = 6;
+  static final int ROUNDS = 8;
 
   private DrainPrimingRun() {}
 
