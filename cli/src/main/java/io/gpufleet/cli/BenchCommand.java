@@ -404,7 +404,7 @@ final class BenchCommand implements Callable<Integer> {
       }
       var r = new LinkedHashMap<String, Object>();
       r.put("bench", "drain-burst");
-      r.put("mode", restored ? "restored" : "warm-environment");
+      r.put("primingMode", restored ? "restored" : "warm-environment");
       r.put(
           "connections",
           "every API server HTTPS (HTTP/2 by ALPN), EC2 over HTTPS "
