@@ -34,6 +34,7 @@ public final class BenchChild {
         switch (args[0]) {
           case "where" -> new LinkedHashMap<>(Map.of("role", "where"));
           case "drain" -> drain(input, err);
+          case "drain-first" -> RestoredDrainBench.child(input, err);
           case "burst" -> burst(input, err);
           case "budgets" -> BudgetsBench.child(input, err);
           case "preflight" -> PreflightBench.child(input, err);
@@ -132,6 +133,7 @@ public final class BenchChild {
         input.path("allAtOnce").asBoolean(false)
             ? BurstEnvironments.Schedule.allAtOnce(input.get("environments").asInt())
             : BurstEnvironments.Schedule.inWaves(input.get("waveWidth").asInt()),
+        input.path("restored").asBoolean(false),
         err);
   }
 }

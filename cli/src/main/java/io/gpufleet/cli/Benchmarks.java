@@ -105,13 +105,33 @@ final class Benchmarks {
 
     @Mixin Baseline baseline;
 
+    @Option(
+        names = "--restored",
+        description =
+            "The first event after a SnapStart restore: INIT and the beforeCheckpoint priming in a"
+                + " fresh function JVM, then the event; beside it the same without the priming"
+                + " drain (not with --real).")
+    boolean restored;
+
+    @Option(
+        names = "--runs",
+        paramLabel = "N",
+        description = "With --restored: runs of each mode, 1 to 21, medians reported (default: 5).")
+    Integer runs;
+
     Drain(PrintStream out, PrintStream err) {
       super(out, err);
     }
 
     @Override
     public Integer call() throws Exception {
+      if (runs != null && !restored) {
+        throw Cli.bad(spec, "--runs applies to --restored only");
+      }
       if (real) {
+        if (restored) {
+          throw Cli.bad(spec, "--restored runs against the simulated API server, not --real");
+        }
         if (latencyMs != null) {
           throw Cli.bad(spec, "--latency-ms applies to the simulated API server only, not --real");
         }
@@ -126,6 +146,10 @@ final class Benchmarks {
       int n = Cli.within(spec, "--pods", pods == null ? 110 : pods, 1, 5000);
       int latency = Cli.within(spec, "--latency-ms", latencyMs == null ? 20 : latencyMs, 0, 1000);
       try (var confinement = BenchCommand.confinement(share, "interruption-drain", "drain")) {
+        if (restored) {
+          int r = Cli.within(spec, "--runs", runs == null ? 5 : runs, 1, 21);
+          return report(out, new RestoredDrainBench(err).run(n, latency, r, confinement));
+        }
         return report(out, new BenchCommand(out, err).drain(n, latency, baseline.run, confinement));
       }
     }
@@ -183,6 +207,13 @@ final class Benchmarks {
     boolean allAtOnce;
 
     @Option(
+        names = "--restored",
+        description =
+            "Before the burst the JVM runs the function's SnapStart priming (a loopback drain) and"
+                + " afterRestore, as a restored snapshot holds them, instead of a warm-up drain.")
+    boolean restored;
+
+    @Option(
         names = "--pods",
         paramLabel = "N",
         defaultValue = "30",
@@ -233,7 +264,8 @@ final class Benchmarks {
                     latencyMs,
                     clusters,
                     ec2LatencyMs,
-                    confinement));
+                    confinement,
+                    restored));
       }
     }
   }

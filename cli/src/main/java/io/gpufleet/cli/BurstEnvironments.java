@@ -253,12 +253,35 @@ final class BurstEnvironments {
   static Map<String, Object> run(
       Target url, int events, int environments, Schedule schedule, PrintStream err)
       throws Exception {
+    return run(url, events, environments, schedule, false, err);
+  }
+
+  /**
+   * As above; {@code restored}: instead of the warm-up environment's drain against the bench's
+   * cluster, the JVM runs what a SnapStart snapshot of the function holds: the beforeCheckpoint
+   * priming (a complete drain against a loopback API server) and afterRestore's renewals.
+   */
+  static Map<String, Object> run(
+      Target url,
+      int events,
+      int environments,
+      Schedule schedule,
+      boolean restored,
+      PrintStream err)
+      throws Exception {
     var time = SimTime.realTime();
-    try (var warm = Environment.init(url, time)) {
-      SimulateCommand.invoke(
-          warm.handler(),
-          FixtureEvents.spotJson("warm", BenchCommand.WARM_INSTANCE, time.now())
-              .getBytes(StandardCharsets.UTF_8));
+    String priming = null;
+    if (restored) {
+      io.gpufleet.drain.wiring.DrainPriming.readOnlyPaths();
+      priming = io.gpufleet.drain.wiring.DrainPriming.beforeSnapshot();
+      io.gpufleet.core.lambda.SnapStart.afterRestore();
+    } else {
+      try (var warm = Environment.init(url, time)) {
+        SimulateCommand.invoke(
+            warm.handler(),
+            FixtureEvents.spotJson("warm", BenchCommand.WARM_INSTANCE, time.now())
+                .getBytes(StandardCharsets.UTF_8));
+      }
     }
     EC2_LOOKUP_NANOS.clear();
     var plan = assign(events, environments);
@@ -295,6 +318,11 @@ final class BurstEnvironments {
     }
     long burstWallMs = (System.nanoTime() - wall0) / 1_000_000;
     var r = figures(runs);
+    r.put(
+        "primedBy",
+        restored
+            ? "SnapStart priming (a loopback drain: " + priming + "), then afterRestore"
+            : "a warm-up environment's drain of " + BenchCommand.WARM_INSTANCE);
     r.put("burstWallMs", burstWallMs);
     r.put("ec2LookupMs", spread(EC2_LOOKUP_NANOS.stream().map(n -> n / 1_000_000).toList()));
 
@@ -397,6 +425,22 @@ final class BurstEnvironments {
         }
       }
     }
+    var cordonFromStart = new ArrayList<Long>();
+    var issuedFromStart = new ArrayList<Long>();
+    for (var run : runs) {
+      for (var inv : run.invocations()) {
+        for (var o : inv.outcomes()) {
+          var t = o.timings();
+          long recv = Duration.between(run.start(), o.receivedAt()).toMillis();
+          if (t != null && t.cordonedMs() != null) {
+            cordonFromStart.add(recv + t.cordonedMs());
+          }
+          if (t != null && t.evictionsIssuedMs() != null) {
+            issuedFromStart.add(recv + t.evictionsIssuedMs());
+          }
+        }
+      }
+    }
     var perWave = new ArrayList<Long>();
     byWave.values().forEach(w -> perWave.add(waveFigures(w).allCordonedMs()));
     var r = new LinkedHashMap<String, Object>();
@@ -411,6 +455,9 @@ final class BurstEnvironments {
         "drained",
         outcomes.stream().filter(o -> o.status() == DrainOutcome.Status.DRAINED).count());
     r.put("allCordonedMs", allCordonedMs);
+    // the peers' terms: per interruption, from the burst (its environment's start, init included)
+    r.put("cordonedFromBurstMs", BurstPercentiles.of(cordonFromStart));
+    r.put("evictionsIssuedFromBurstMs", BurstPercentiles.of(issuedFromStart));
     r.put("slowestEvent", slowest);
     r.put("lastReceivedMs", lastReceivedMs);
     r.put("slowestCordonMs", slowestCordonMs);

@@ -17,7 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 
 /**
@@ -270,7 +269,7 @@ public final class Drainer {
   /** Between half and all of the backoff, so retries of many pods do not arrive in lockstep. */
   static Duration jitter(Duration backoff) {
     long ms = backoff.toMillis();
-    return Duration.ofMillis(ms / 2 + ThreadLocalRandom.current().nextLong(ms / 2 + 1));
+    return Duration.ofMillis(ms / 2 + io.gpufleet.core.lambda.FreshRandom.nextLong(ms / 2 + 1));
   }
 
   /** Polls the node's pods until none we wait for remain; returns when that happened, or null. */

@@ -88,6 +88,20 @@ class DrainLambdaRuntimeIT {
         .isTrue();
     // with EKS DescribeCluster and the outcome event signed as Lambda's credentials allow
     assertThat(r.aws()).extracting(c -> c.service()).contains("eks", "events");
+    if (mode == Mode.SNAP_START) {
+      // the beforeCheckpoint priming ran a whole drain against its loopback server, which left
+      // no socket for the snapshot (and it signed nothing: every INIT call is checked above)
+      var messages = r.logs().stream().map(l -> l.path("message").asText()).toList();
+      assertThat(messages)
+          .anySatisfy(
+              m ->
+                  assertThat(m)
+                      .startsWith("snapstart priming drain: ")
+                      .contains(" evictions (")
+                      .endsWith(" 0 sockets left to the loopback server"));
+      assertThat(messages).noneMatch(m -> m.startsWith("snapstart priming drain incomplete"));
+      assertThat(messages).noneMatch(m -> m.startsWith("snapstart priming drain skipped"));
+    }
     assertThat(r.emf())
         .anySatisfy(
             e ->
