@@ -141,9 +141,21 @@ def processed(params, pseudo):
     return transform(expanded, sam_params, NoManagedPolicies())
 
 
-def rules(params, pseudo):
+def pseudo_parameters(stack, account="123456789012", region="us-east-1"):
+    os.environ["AWS_DEFAULT_REGION"] = region
+    return {"AWS::StackName": stack, "AWS::AccountId": account, "AWS::Region": region,
+            "AWS::Partition": "aws", "AWS::URLSuffix": "amazonaws.com",
+            "AWS::StackId": f"arn:aws:cloudformation:{region}:{account}:stack/{stack}/x"}
+
+
+def resolved(params, pseudo):
+    """The processed template and a resolver for it (every resource, whatever its Condition)."""
     template = processed(params, pseudo)
-    r = Resolver(template, params, pseudo)
+    return template, Resolver(template, params, pseudo)
+
+
+def rules(params, pseudo):
+    template, r = resolved(params, pseudo)
     out = []
     for logical_id, res in template["Resources"].items():
         if res.get("Type") != "AWS::Events::Rule":
@@ -163,7 +175,6 @@ def rules(params, pseudo):
 
 
 def main(argv):
-    os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--stack", default="gpufleet")
     ap.add_argument("--account", default="123456789012")
@@ -171,11 +182,8 @@ def main(argv):
     ap.add_argument("--param", action="append", default=[], help="Name=Value (repeatable)")
     ap.add_argument("--out", help="file to write (default: stdout)")
     a = ap.parse_args(argv)
-    os.environ["AWS_DEFAULT_REGION"] = a.region
     params = dict(p.split("=", 1) for p in a.param)
-    pseudo = {"AWS::StackName": a.stack, "AWS::AccountId": a.account, "AWS::Region": a.region,
-              "AWS::Partition": "aws", "AWS::URLSuffix": "amazonaws.com",
-              "AWS::StackId": f"arn:aws:cloudformation:{a.region}:{a.account}:stack/{a.stack}/x"}
+    pseudo = pseudo_parameters(a.stack, a.account, a.region)
     doc = json.dumps({"stack": a.stack, "account": a.account, "region": a.region,
                       "parameters": params, "rules": rules(params, pseudo)}, indent=1)
     if a.out:
