@@ -269,6 +269,14 @@ class EventRulesTest {
           changes.put(
               "for a group not configured",
               e -> ((ObjectNode) e.path("detail")).put("AutoScalingGroupName", "web"));
+          changes.put(
+              "a test notification",
+              e ->
+                  ((ObjectNode) e.path("detail"))
+                      .put("LifecycleTransition", "autoscaling:TEST_NOTIFICATION"));
+          changes.put(
+              "of a warm-pool or future transition",
+              e -> ((ObjectNode) e.path("detail")).put("LifecycleTransition", "test:INVALID"));
         }
         case "alarm" ->
             changes.put(
