@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Template tier: cfn-lint, `sam validate --lint`, the template's own rules (deploy/test_template.py:
 # alarms for every function and dead-letter queue, rules pinned to the account, no secret in an
-# environment), checkov against its committed suppressions (deploy/checkov-suppressions.yaml) and `sam build`
+# environment), the derived names' length limits (deploy/name_limits.py), checkov against its committed suppressions (deploy/checkov-suppressions.yaml) and `sam build`
 # (in-process, no Docker) on template.yaml. Every step runs; the script exits non-zero if any failed.
 #
 #   deploy/check-template.sh                  # tools from .venv at the repository root
@@ -46,6 +46,8 @@ step cfn-lint "$CFN_LINT" template.yaml
 step drain-delivery "$VENV/bin/python" deploy/check-drain-delivery.py template.yaml
 step sam-validate "$SAM" validate --lint --template-file template.yaml
 step template-rules "$PYTHON" deploy/test_template.py
+# every name derived from the stack name fits its service's limit for the longest stack name allowed
+step name-limits "$PYTHON" deploy/name_limits.py
 # Every finding not accepted in deploy/checkov-suppressions.yaml (each with its reason) fails.
 step checkov "$PYTHON" deploy/checkov_gate.py "$CHECKOV"
 # Without --use-container SAM builds in this process: the Makefile runs Maven with the local JDK.

@@ -7,7 +7,7 @@ AWS::LanguageExtensions expansion, the one `sam build` uses). Exits non-zero nam
 - every function has Errors, Throttles and DestinationDeliveryFailures alarms, every dead-letter
   queue (any queue a function, rule, schedule or queue redrive dead-letters to) a depth alarm, the 12 quota
   alarms exist, and every alarm notifies on ALARM and on OK;
-- every EventBridge rule pins `account`; the Health rule takes only upcoming/open;
+- every EventBridge rule pins `account`; the Health rule takes upcoming/open or no statusCode;
 - events:PutEvents is conditioned on events:source; every role the scheduler assumes is
   conditioned on aws:SourceAccount and aws:SourceArn;
 - every parameter sits in exactly one console ParameterGroup;
@@ -18,6 +18,7 @@ AWS::LanguageExtensions expansion, the one `sam build` uses). Exits non-zero nam
 - no function environment holds a secret: no NoEcho parameter, no *WEBHOOK_URL/*TOKEN*/*PASSWORD* value,
   the Slack webhook only as a Secrets Manager ARN (SLACK_WEBHOOK_SECRET) with read on that one ARN.
 """
+import json
 import re
 import sys
 from pathlib import Path
@@ -130,6 +131,20 @@ def main():
               f"no alarm on the drain's {metric} metric")
     quota = [n for n in alarms if n.startswith("PreflightQuotaAlarm")]
     check(len(quota) == 12, f"expected 12 quota alarms, found {len(quota)}")
+    # A usage class public ListServiceQuotas output does not show (Trn) may never report: its
+    # alarm must go to INSUFFICIENT_DATA and say so, not sit at OK; every quota alarm notifies then.
+    unconfirmed_classes = {"Trn"}
+    for name in quota:
+        p = alarms[name]["Properties"]
+        usage_class = next(d["Value"] for m in p["Metrics"] if "MetricStat" in m
+                           for d in m["MetricStat"]["Metric"]["Dimensions"] if d["Name"] == "Class")
+        bucket = usage_class.split("/")[0]
+        wanted = "missing" if bucket in unconfirmed_classes else "notBreaching"
+        check(p.get("TreatMissingData") == wanted,
+              f"{name}: Class {usage_class} must treat missing data as {wanted}, "
+              f"not {p.get('TreatMissingData')}")
+        check(refs(p.get("InsufficientDataActions")) & {"NotificationTopicArn", "AlarmTopic"},
+              f"{name}: InsufficientDataActions must notify NotificationTopicArn, else AlarmTopic")
 
     for name, a in alarms.items():
         p = a["Properties"]
@@ -153,8 +168,10 @@ def main():
         check(refs(pattern.get("account")) == {"AWS::AccountId"},
               f"{name}: rule must pin account: [!Ref AWS::AccountId]")
         if "aws.health" in as_list(pattern.get("source")):
-            check(sorted(pattern.get("detail", {}).get("statusCode", [])) == ["open", "upcoming"],
-                  f"{name}: Health rule must take statusCode [upcoming, open] only")
+            status = pattern.get("detail", {}).get("statusCode", [])
+            check(sorted(map(json.dumps, status)) == sorted(
+                      map(json.dumps, ["upcoming", "open", {"exists": False}])),
+                  f"{name}: Health rule must take statusCode [upcoming, open] or none, never closed")
 
     # ---- IAM ----
     # Roles are not generated: read them unexpanded, so no parameter default resolves an !If away.

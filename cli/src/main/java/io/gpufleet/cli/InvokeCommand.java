@@ -137,6 +137,20 @@ final class InvokeCommand implements Callable<Integer> {
   boolean json;
 
   @Option(
+      names = "--sqs",
+      description =
+          "Deliver each payload as the body of an SQS message (EventBridge -> SQS -> Lambda);"
+              + " interruption-drain prints each record's outcomes.")
+  boolean sqs;
+
+  @Option(
+      names = "--node-per-instance",
+      description =
+          "interruption-drain, simulated: give every instance a payload names a simulated GPU"
+              + " node (with two pods) first, so fixtures with their own instance ids are acted on.")
+  boolean nodePerInstance;
+
+  @Option(
       names = "--rebase",
       description = "Move each payload's event time to simulated now (simulated runs only).")
   boolean rebase;
@@ -193,6 +207,11 @@ final class InvokeCommand implements Callable<Integer> {
     /** Called before each payload (the schedule's clock follows the tick). */
     default void before(byte[] payload) {}
 
+    /** The handler's answer to one payload. */
+    default JsonNode invoke(String function, byte[] payload) throws IOException {
+      return answer(handler(), function, payload);
+    }
+
     @Override
     default void close() throws Exception {}
   }
@@ -234,12 +253,13 @@ final class InvokeCommand implements Callable<Integer> {
         if (rebase && !real) {
           payload = rebase(payload);
         }
+        if (sqs) {
+          payload = sqsEvent(file.getFileName().toString(), payload);
+        }
         Env env = shared != null ? shared : env(function, false);
         try {
           env.before(payload);
-          results.add(
-              new Result(
-                  file.toString(), function, answer(env.handler(), function, payload), null));
+          results.add(new Result(file.toString(), function, env.invoke(function, payload), null));
         } catch (RuntimeException | IOException e) {
           results.add(new Result(file.toString(), function, null, "handler failed: " + e));
         } finally {
@@ -269,6 +289,28 @@ final class InvokeCommand implements Callable<Integer> {
     } catch (IOException e) {
       return Json.MAPPER.getNodeFactory().textNode(output.toString(StandardCharsets.UTF_8));
     }
+  }
+
+  /**
+   * The payload as the body of one SQS message, as the drain's queue delivers it (a payload that
+   * already is an SQS event is left as it is).
+   */
+  static byte[] sqsEvent(String name, byte[] payload) {
+    if (io.gpufleet.drain.SqsBatch.parse(payload).isPresent()) {
+      return payload;
+    }
+    var record = Json.MAPPER.createObjectNode();
+    record.put("messageId", java.util.UUID.nameUUIDFromBytes(payload).toString());
+    record.put("receiptHandle", "invoke-" + name);
+    record.put("body", new String(payload, StandardCharsets.UTF_8));
+    record.putObject("attributes").put("ApproximateReceiveCount", "1");
+    record.putObject("messageAttributes");
+    record.put("eventSource", "aws:sqs");
+    record.put("eventSourceARN", "arn:aws:sqs:us-east-1:123456789012:gpufleet-drain-events");
+    record.put("awsRegion", "us-east-1");
+    var root = Json.MAPPER.createObjectNode();
+    root.putArray("Records").add(record);
+    return Json.write(root).getBytes(StandardCharsets.UTF_8);
   }
 
   /** An EventBridge event's time moved to now (what simulate does); anything else unchanged. */
@@ -301,16 +343,18 @@ final class InvokeCommand implements Callable<Integer> {
       out.println(Json.writePretty(array));
       return;
     }
-    var table = new Table("FILE", "FUNCTION", "STATUS", "KIND", "INSTANCE", "NODE", "MESSAGE");
+    var table =
+        new Table("FILE", "FUNCTION", "RECORD", "STATUS", "KIND", "INSTANCE", "NODE", "MESSAGE");
     for (Result r : results) {
       if (r.error() != null) {
-        table.add(r.file(), r.function(), "ERROR", "-", "-", "-", r.error());
+        table.add(r.file(), r.function(), "-", "ERROR", "-", "-", "-", r.error());
         continue;
       }
       for (JsonNode o : records(r.answer())) {
         table.add(
             r.file(),
             r.function(),
+            o.path("messageId").asText("-"),
             o.path("status").asText("-"),
             o.path("kind").asText("-"),
             o.path("instanceId").asText("-"),
@@ -326,6 +370,22 @@ final class InvokeCommand implements Callable<Integer> {
     var list = new ArrayList<JsonNode>();
     if (answer.isArray()) {
       answer.forEach(list::add);
+    } else if (answer.has("records")) {
+      // one row per outcome of each SQS record (a record with none still gets its row)
+      for (JsonNode record : answer.path("records")) {
+        String id = record.path("messageId").asText();
+        boolean retried = record.path("retried").asBoolean();
+        if (record.path("outcomes").isEmpty()) {
+          var o = Json.MAPPER.createObjectNode();
+          o.put("status", retried ? "RETRIED" : "-");
+          o.put("message", retried ? "left for SQS to redeliver" : "no outcome");
+          list.add(o.put("messageId", id));
+        }
+        for (JsonNode outcome : record.path("outcomes")) {
+          var o = ((ObjectNode) outcome.deepCopy()).put("messageId", id);
+          list.add(retried ? o.put("message", "retried: " + o.path("message").asText()) : o);
+        }
+      }
     } else if (answer.has("batchItemFailures")) {
       var o = Json.MAPPER.createObjectNode();
       o.put(
@@ -347,40 +407,11 @@ final class InvokeCommand implements Callable<Integer> {
 
   private Env env(String function, boolean real) throws Exception {
     return switch (function) {
-      case "interruption-drain" -> real ? realDrain() : simDrain(speed);
+      case "interruption-drain" -> real ? realDrain() : new InvokeDrainSim(speed, nodePerInstance);
       case "disruption-schedule" -> real ? realSchedule() : simSchedule();
       case "cost-report" -> simCost();
       case "capacity-preflight" -> simPreflight();
       default -> throw new IllegalStateException(function);
-    };
-  }
-
-  private static Env simDrain(double speed) {
-    var time = new SimTime(Instant.now(), speed);
-    var cluster = SimCluster.start(time);
-    KubernetesClient client = cluster.newClient();
-    DemoFleet.populate(cluster);
-    DemoFleet.populateCapacityBlock(cluster);
-    var metrics = new Recorders.RecordingMetrics();
-    var service =
-        DrainWiring.service(
-            client,
-            DrainWiring.Parts.of(DrainSettings.defaults(DemoFleet.CLUSTER))
-                .reportingTo(
-                    metrics, new Recorders.RecordingPublisher(), new Recorders.RecordingNotifier())
-                .timedBy(time));
-    var handler = new DrainHandler(service, metrics, time.clock());
-    return new Env() {
-      @Override
-      public RequestStreamHandler handler() {
-        return handler;
-      }
-
-      @Override
-      public void close() {
-        client.close();
-        cluster.close();
-      }
     };
   }
 

@@ -192,6 +192,7 @@ final class SimulateCommand implements Callable<Integer> {
     final software.amazon.awssdk.services.autoscaling.AutoScalingClient autoScaling;
     final io.gpufleet.sim.aws.SimAutoScaling asg;
     final List<String> continuations = java.util.Collections.synchronizedList(new ArrayList<>());
+    final io.gpufleet.drain.DrainService service;
 
     private DrainSim(
         double speed,
@@ -222,7 +223,7 @@ final class SimulateCommand implements Callable<Integer> {
       var kubes = new java.util.LinkedHashMap<String, KubernetesClient>();
       kubes.put(DemoFleet.CLUSTER, client);
       kubes.put(SECOND_CLUSTER, secondClient);
-      var service =
+      service =
           DrainWiring.routed(
               kubes,
               io.gpufleet.drain.ClusterList.of(DemoFleet.CLUSTER, SECOND_CLUSTER),

@@ -152,7 +152,8 @@ public final class DrainService {
       reporter.report(outcome);
       return List.of(outcome);
     }
-    if (ie instanceof FleetEvent.LifecycleAction action) {
+    // a lifecycle action without its group or hook cannot be completed: drained like a warning
+    if (ie instanceof FleetEvent.LifecycleAction action && action.completable()) {
       var r = router;
       if (r != null) {
         // a lifecycle action always looks again: a launching instance's node appears any moment
@@ -190,21 +191,19 @@ public final class DrainService {
 
   private List<DrainOutcome> handleLifecycle(
       FleetEvent.LifecycleAction action, Instant received, Instant hardStop) {
-    {
-      DrainOutcome outcome =
-          lifecycle == null
-              ? simple(
-                  action,
-                  action.instanceId(),
-                  null,
-                  Status.NO_ACTION,
-                  "no Auto Scaling client configured: lifecycle hooks are not handled here",
-                  received)
-              : lifecycle.handle(action, received, hardStop);
-      outcome = outcome.withRegion(action.meta().region());
-      reporter.report(outcome);
-      return List.of(outcome);
-    }
+    DrainOutcome outcome =
+        lifecycle == null
+            ? simple(
+                action,
+                action.instanceId(),
+                null,
+                Status.NO_ACTION,
+                "no Auto Scaling client configured: lifecycle hooks are not handled here",
+                received)
+            : lifecycle.handle(action, received, hardStop);
+    outcome = outcome.withRegion(action.meta().region());
+    reporter.report(outcome);
+    return List.of(outcome);
   }
 
   /**
@@ -347,8 +346,8 @@ public final class DrainService {
       FleetEvent.InstanceEvent event, String instanceId, Instant received, Instant hardStop) {
     DrainOutcome outcome;
     try {
-      outcome =
-          drainInstance(event, instanceId, received, hardStop).withRegion(event.meta().region());
+      outcome = drainInstance(event, instanceId, received, hardStop);
+      outcome = outcome.withRegion(event.meta().region()).withCaveats(event.meta().caveats());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while draining " + instanceId, e);

@@ -393,6 +393,28 @@ class PeerCorpusTest {
   }
 
   @Test
+  void shouldDrainNthsMinimalLifecycleBodyAndSayTheActionCannotBeCompleted() {
+    try (var run = new Run()) {
+      var outcomes =
+          outcomes(
+              run.invoke(
+                  read(new Fixture("nth-v2/asg-lifecycle-v2-terminating.json", null, null, null))));
+
+      assertThat(outcomes)
+          .singleElement()
+          .satisfies(
+              o -> {
+                assertThat(o.status()).isEqualTo(Status.DRAINED);
+                assertThat(o.message()).endsWith("; lifecycle action not completed: no group name");
+                assertThat(o.eventId())
+                    .startsWith("no-id:aws.autoscaling/EC2 Instance-terminate Lifecycle Action/");
+              });
+      assertThat(stub.calls("CompleteLifecycleAction")).isEmpty();
+      assertThat(stub.calls("RecordLifecycleActionHeartbeat")).isEmpty();
+    }
+  }
+
+  @Test
   void shouldDrainACapacityBlocksNodesOnlyOnTheWarningNotOnDelivery() {
     try (var run = new Run()) {
       run.invoke(read(new Fixture("aws-docs/capacity-block-delivered.json", null, null, null)));

@@ -206,7 +206,7 @@ class PreflightHandlerEventsTest {
                         .getBytes())
                 .path("message")
                 .asText())
-        .contains("envelope field 'id' is missing");
+        .contains("envelope field 'detail' must be an object");
   }
 
   private static JsonNode findRegion(JsonNode regions, String name) {

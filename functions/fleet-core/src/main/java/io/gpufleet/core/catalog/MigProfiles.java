@@ -13,9 +13,10 @@ import java.util.regex.Pattern;
  * <p>A profile {@code <g>g.<mem>gb} takes g of the GPU's 7 compute slices and some eighths of its
  * memory (NVIDIA MIG user guide, "Supported MIG profiles"; the profiles per GPU are the {@code
  * all-<profile>} entries of NVIDIA/mig-parted's default config). What a profile keeps from other
- * tenants is the larger of the two shares: {@code max(g/7, eighths/8)}; so 1g.10gb on an 80 GB card
- * is 1/4 (only four fit), 3g.40gb is 1/2 (two fit), 7g.80gb is the whole GPU. Our convention, not
- * NVIDIA's; it makes the profiles that fill a GPU add up to at most one GPU.
+ * tenants is the larger of the two shares: {@code max(g/7, eighths/8)}; so on an 80 GB card 1g.10gb
+ * is 1/7 (seven fit), 1g.20gb is 1/4 (four fit), 3g.40gb is 1/2 (two fit), 7g.80gb is the whole
+ * GPU; on a 40 GB A100, 1g.10gb takes two memory eighths and is 1/4. Our convention, not NVIDIA's;
+ * it makes the profiles that fill a GPU add up to at most one GPU.
  */
 public final class MigProfiles {
   private static final Pattern PROFILE = Pattern.compile("([1-7])g\\.(\\d+)gb");

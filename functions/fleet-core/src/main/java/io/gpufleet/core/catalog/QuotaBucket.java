@@ -75,11 +75,20 @@ public enum QuotaBucket {
       "Running On-Demand X instances",
       "All X Spot Instance Requests",
       false),
-  /** u-* instances; their quota code is not in the reference table: resolved by name only. */
+  /**
+   * u-* instances (On-Demand only: there is no High Memory Spot quota). The code is the one public
+   * ListServiceQuotas output and the Service Quotas console links show for this quota name.
+   */
   HIGH_MEMORY(
-      "High Memory", "HighMem", null, null, "Running On-Demand High Memory instances", null, false),
-  /** hpc* instances; their quota code is not in the reference table: resolved by name only. */
-  HPC("HPC", "HPC", null, null, "Running On-Demand HPC instances", null, false);
+      "High Memory",
+      "HighMem",
+      "L-43DA4232",
+      null,
+      "Running On-Demand High Memory instances",
+      null,
+      false),
+  /** hpc* instances (On-Demand only); code as for {@link #HIGH_MEMORY}. */
+  HPC("HPC", "HPC", "L-F7808C92", null, "Running On-Demand HPC instances", null, false);
 
   private final String display;
   private final String usageClass;

@@ -1,30 +1,18 @@
 package io.gpufleet.core.event;
 
+import static io.gpufleet.core.event.EventFields.instant;
+import static io.gpufleet.core.event.EventFields.required;
+import static io.gpufleet.core.event.EventFields.text;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.gpufleet.core.event.FleetEvent.AlarmMetric;
-import io.gpufleet.core.event.FleetEvent.AlarmStateChange;
-import io.gpufleet.core.event.FleetEvent.CapacityBlockExpiring;
-import io.gpufleet.core.event.FleetEvent.CapacityReservationInterruption;
-import io.gpufleet.core.event.FleetEvent.HealthScheduledChange;
-import io.gpufleet.core.event.FleetEvent.InstanceStateChange;
-import io.gpufleet.core.event.FleetEvent.RebalanceRecommendation;
-import io.gpufleet.core.event.FleetEvent.SpotInterruption;
 import io.gpufleet.core.event.FleetEvent.Unsupported;
 import io.gpufleet.core.json.Json;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * Decodes an EventBridge envelope into a {@link FleetEvent}. One parser per (source, detail-type),
@@ -35,16 +23,12 @@ import java.util.regex.Pattern;
  * what cannot be acted on and tolerates what AWS is known to send: an empty or missing {@code time}
  * (the receipt time is used), a Health {@code startTime} whose weekday does not match its date or
  * whose day is not zero-padded, unknown fields, instance states and instance actions it does not
- * know. Anything echoed from the payload into a reason is cut to {@value #ECHO_MAX} characters.
+ * know, a minimal body without {@code id} (NTH's v2 test messages: the dedupe key is then the
+ * instance, the kind and the time). Anything echoed from the payload into a reason is cut to
+ * {@value #ECHO_MAX} characters. The parsers live per family ({@link Ec2EventParsers}, {@link
+ * HealthAndAlarmParsers}, {@link LifecycleEvents}); the account check comes before any of them.
  */
 public final class EventDecoder {
-
-  /** Thrown by a detail parser when a required field is missing or malformed. */
-  static final class InvalidEvent extends Exception {
-    InvalidEvent(String message) {
-      super(message);
-    }
-  }
 
   @FunctionalInterface
   interface DetailParser {
@@ -88,43 +72,35 @@ public final class EventDecoder {
   /** Longest piece of a payload echoed into a rejection reason. */
   public static final int ECHO_MAX = 80;
 
-  static final Pattern INSTANCE_ID = Pattern.compile("i-[0-9a-f]{8,17}");
-  private static final Pattern RESERVATION_ID = Pattern.compile("cr-[0-9a-f]{8,17}");
-  private static final Set<String> ALARM_STATES = Set.of("OK", "ALARM", "INSUFFICIENT_DATA");
-
-  /** AWS Health: "Sat, 05 Jun 2016 15:10:09 GMT" with the weekday dropped before parsing. */
-  private static final DateTimeFormatter RFC_1123_NO_WEEKDAY =
-      DateTimeFormatter.ofPattern("d MMM yyyy HH:mm[:ss] zzz", Locale.ROOT);
-
-  private static final DateTimeFormatter COMPACT_OFFSET =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss[.SSS]XX");
   private static final int MAX_PAYLOAD_BYTES = 256 * 1024;
 
   /** Every kind the decoder knows, in one table. */
   private static final Map<Kind, DetailParser> PARSERS =
       Map.ofEntries(
-          Map.entry(new Kind("aws.ec2", SPOT_WARNING), EventDecoder::spotWarning),
-          Map.entry(new Kind("aws.ec2", REBALANCE), EventDecoder::rebalance),
-          Map.entry(new Kind("aws.ec2", STATE_CHANGE), EventDecoder::stateChange),
-          Map.entry(new Kind("aws.health", HEALTH), EventDecoder::health),
-          Map.entry(new Kind("aws.cloudwatch", ALARM), EventDecoder::alarm),
+          Map.entry(new Kind("aws.ec2", SPOT_WARNING), Ec2EventParsers::spotWarning),
+          Map.entry(new Kind("aws.ec2", REBALANCE), Ec2EventParsers::rebalance),
+          Map.entry(new Kind("aws.ec2", STATE_CHANGE), Ec2EventParsers::stateChange),
+          Map.entry(new Kind("aws.health", HEALTH), HealthAndAlarmParsers::health),
+          Map.entry(new Kind("aws.cloudwatch", ALARM), HealthAndAlarmParsers::alarm),
           Map.entry(new Kind("aws.autoscaling", LIFECYCLE_LAUNCH), LifecycleEvents::fromDetail),
           Map.entry(new Kind("aws.autoscaling", LIFECYCLE_TERMINATE), LifecycleEvents::fromDetail),
           Map.entry(new Kind(DRAIN_SOURCE, LIFECYCLE_CONTINUATION), LifecycleEvents::continuation),
-          Map.entry(new Kind("aws.ec2", CR_INTERRUPTION), EventDecoder::capacityReservationWarning),
+          Map.entry(
+              new Kind("aws.ec2", CR_INTERRUPTION), Ec2EventParsers::capacityReservationWarning),
           Map.entry(
               new Kind("aws.ec2", CR_INTERRUPTION_VARIANT),
-              EventDecoder::capacityReservationWarning),
+              Ec2EventParsers::capacityReservationWarning),
           Map.entry(
-              new Kind("aws.ec2", CAPACITY_BLOCK_EXPIRING), EventDecoder::capacityBlockExpiring),
+              new Kind("aws.ec2", CAPACITY_BLOCK_EXPIRING), Ec2EventParsers::capacityBlockExpiring),
           Map.entry(
               new Kind("aws.ec2", CAPACITY_BLOCK_EXPIRING_VARIANT),
-              EventDecoder::capacityBlockExpiring),
+              Ec2EventParsers::capacityBlockExpiring),
           Map.entry(
-              new Kind("aws.ec2", CAPACITY_BLOCK_DELIVERED), EventDecoder::capacityBlockDelivered),
+              new Kind("aws.ec2", CAPACITY_BLOCK_DELIVERED),
+              Ec2EventParsers::capacityBlockDelivered),
           Map.entry(
               new Kind("aws.ec2", CAPACITY_BLOCK_DELIVERED_VARIANT),
-              EventDecoder::capacityBlockDelivered));
+              Ec2EventParsers::capacityBlockDelivered));
 
   private final Clock clock;
   private final String defaultRegion;
@@ -229,10 +205,11 @@ public final class EventDecoder {
    */
   private static EventMeta meta(JsonNode root, Instant receivedAt, String region)
       throws InvalidEvent {
-    String id =
-        root.has("id") || !root.has("customer_event_id")
-            ? required(root, "id", "envelope")
-            : required(root, "customer_event_id", "envelope");
+    JsonNode idNode = root.has("id") || !root.has("customer_event_id") ? root.get("id") : null;
+    if (idNode != null && !idNode.isNull() && !idNode.isTextual()) {
+      throw new InvalidEvent("envelope field 'id' must be a string");
+    }
+    String id = id(root);
     String source = required(root, "source", "envelope");
     String detailType =
         root.has("detail-type") || !root.has("detail_type")
@@ -260,200 +237,33 @@ public final class EventDecoder {
         res.forEach(r -> resources.add(r.asText()));
       }
     }
+    if (id == null) {
+      id = fallbackId(root.path("detail"), source, detailType, timeText == null ? time : timeText);
+    }
     return new EventMeta(id, source, detailType, account, region, time, List.copyOf(resources));
   }
 
-  /**
-   * The instance is lost whatever the action says, so an unknown or missing {@code instance-action}
-   * is kept as given (null when absent) and handled like {@code terminate}.
-   */
-  private static FleetEvent spotWarning(EventMeta meta, JsonNode detail) throws InvalidEvent {
-    String instance = instanceId(detail);
-    return new SpotInterruption(meta, instance, text(detail, "instance-action"));
-  }
-
-  private static FleetEvent capacityReservationWarning(EventMeta meta, JsonNode detail)
-      throws InvalidEvent {
-    String instance = instanceId(detail);
-    String when = text(detail, "instance-termination-time");
-    Instant terminates =
-        when == null || when.isBlank()
-            ? null
-            : lenientInstant(when, "detail.instance-termination-time");
-    return new CapacityReservationInterruption(
-        meta, instance, text(detail, "instance-action"), terminates);
-  }
-
-  private static FleetEvent capacityBlockExpiring(EventMeta meta, JsonNode detail)
-      throws InvalidEvent {
-    String reservation = reservationId(meta, detail);
-    Instant end = instant(required(detail, "end-date", "detail"), "detail.end-date");
-    return new CapacityBlockExpiring(meta, reservation, end, List.of());
-  }
-
-  private static FleetEvent capacityBlockDelivered(EventMeta meta, JsonNode detail) {
-    String reservation = text(detail, "capacity-reservation-id");
-    return new Unsupported(
-        meta,
-        "Capacity Block "
-            + (reservation == null ? "" : echo(reservation) + " ")
-            + "delivered: its capacity is ready, nothing to drain");
-  }
-
-  /** detail.capacity-reservation-id, else the id at the end of the reservation ARN in resources. */
-  private static String reservationId(EventMeta meta, JsonNode detail) throws InvalidEvent {
-    String id = text(detail, "capacity-reservation-id");
-    if (id == null || id.isBlank()) {
-      for (String r : meta.resources()) {
-        String tail = r.substring(r.lastIndexOf('/') + 1);
-        if (RESERVATION_ID.matcher(tail).matches()) {
-          return tail;
-        }
-      }
-      throw new InvalidEvent(
-          "detail field 'capacity-reservation-id' is missing and no resource names a reservation");
-    }
-    if (!RESERVATION_ID.matcher(id).matches()) {
-      throw new InvalidEvent(
-          "detail.capacity-reservation-id " + echo(id) + " is not a Capacity Reservation id");
-    }
-    return id;
-  }
-
-  private static FleetEvent rebalance(EventMeta meta, JsonNode detail) throws InvalidEvent {
-    return new RebalanceRecommendation(meta, instanceId(detail));
-  }
-
-  /** Every state is kept (unknown ones too); the drain acts only on the actionable ones. */
-  private static FleetEvent stateChange(EventMeta meta, JsonNode detail) throws InvalidEvent {
-    String instance = instanceId(detail);
-    String state = text(detail, "state");
-    return new InstanceStateChange(
-        meta, instance, state == null ? "" : state.trim().toLowerCase(Locale.ROOT));
-  }
-
-  /**
-   * Acts, like NTH and Karpenter, on EC2 scheduled changes only. Only the instances are required: a
-   * missing {@code startTime} means act now, a missing {@code eventArn} falls back to the envelope
-   * id, and an unreadable {@code endTime} is dropped (nothing depends on it).
-   */
-  private static FleetEvent health(EventMeta meta, JsonNode detail) throws InvalidEvent {
-    String service = text(detail, "service");
-    String category = text(detail, "eventTypeCategory");
-    String typeCode = text(detail, "eventTypeCode");
-    String arn = text(detail, "eventArn");
-    if (!"EC2".equals(service) || !"scheduledChange".equals(category)) {
-      return new Unsupported(
-          meta, "AWS Health " + echo(service) + "/" + echo(category) + " events need no action");
-    }
-    if (arn == null || arn.isBlank()) {
-      arn = meta.id();
-    }
-    String startText = text(detail, "startTime");
-    Instant start =
-        startText == null || startText.isBlank()
-            ? null
-            : lenientInstant(startText, "detail.startTime");
-    Instant end = null;
-    String endText = text(detail, "endTime");
-    if (endText != null && !endText.isBlank()) {
-      try {
-        end = lenientInstant(endText, "detail.endTime");
-      } catch (InvalidEvent ignored) {
-        // not needed to act
-      }
-    }
-    Set<String> ids = new LinkedHashSet<>();
-    JsonNode entities = detail.get("affectedEntities");
-    if (entities != null && entities.isArray()) {
-      for (JsonNode entity : entities) {
-        String value = text(entity, "entityValue");
-        if (value == null) {
-          continue;
-        }
-        // a bare id in the NTH/Karpenter samples, an instance ARN in AWS's retirement sample
-        String tail = value.substring(value.lastIndexOf('/') + 1);
-        if (INSTANCE_ID.matcher(tail).matches()) {
-          ids.add(tail);
-        }
-      }
-    }
-    for (String resource : meta.resources()) {
-      String tail = resource.substring(resource.lastIndexOf('/') + 1);
-      if (INSTANCE_ID.matcher(tail).matches()) {
-        ids.add(tail);
-      } else if (INSTANCE_ID.matcher(resource).matches()) {
-        ids.add(resource);
-      }
-    }
-    if (ids.isEmpty()) {
-      throw new InvalidEvent(
-          "AWS Health event "
-              + echo(arn)
-              + " names no EC2 instance in affectedEntities or resources");
-    }
-    return new HealthScheduledChange(meta, arn, typeCode, start, end, List.copyOf(ids));
-  }
-
-  private static FleetEvent alarm(EventMeta meta, JsonNode detail) throws InvalidEvent {
-    String name = required(detail, "alarmName", "detail");
-    JsonNode state = detail.get("state");
-    if (state == null || !state.isObject()) {
-      throw new InvalidEvent("detail field 'state' must be an object");
-    }
-    String value = required(state, "value", "detail.state");
-    if (!ALARM_STATES.contains(value)) {
-      throw new InvalidEvent(
-          "detail.state.value " + echo(value) + " is not one of " + sorted(ALARM_STATES));
-    }
-    String stamp = text(state, "timestamp");
-    Instant stateTime =
-        stamp == null || stamp.isBlank() ? meta.time() : instant(stamp, "detail.state.timestamp");
-    JsonNode previous = detail.get("previousState");
-    String previousValue = previous == null ? null : text(previous, "value");
-    JsonNode configuration = detail.path("configuration");
-    var metrics = new ArrayList<AlarmMetric>();
-    JsonNode list = configuration.get("metrics");
-    if (list != null && list.isArray()) {
-      for (JsonNode m : list) {
-        JsonNode metric = m.path("metricStat").path("metric");
-        var dims = new LinkedHashMap<String, String>();
-        metric
-            .path("dimensions")
-            .properties()
-            .forEach(e -> dims.put(e.getKey(), e.getValue().asText()));
-        metrics.add(
-            new AlarmMetric(
-                text(m, "id"),
-                text(metric, "namespace"),
-                text(metric, "name"),
-                Map.copyOf(dims),
-                text(m.path("metricStat"), "stat"),
-                text(m, "expression")));
-      }
-    }
-    return new AlarmStateChange(
-        meta,
-        name,
-        value,
-        previousValue,
-        stateTime,
-        text(state, "reason"),
-        text(configuration, "description"),
-        List.copyOf(metrics));
-  }
-
-  static String instanceId(JsonNode detail) throws InvalidEvent {
-    String id = required(detail, "instance-id", "detail");
-    if (!INSTANCE_ID.matcher(id).matches()) {
-      throw new InvalidEvent("detail.instance-id " + echo(id) + " is not an EC2 instance id");
-    }
-    return id;
-  }
-
   private static String id(JsonNode root) {
-    String id = text(root, "id");
-    return id == null && root.has("customer_event_id") ? text(root, "customer_event_id") : id;
+    String id = EventFields.nonBlank(root, "id");
+    return id == null ? EventFields.nonBlank(root, "customer_event_id") : id;
+  }
+
+  /**
+   * The dedupe key of an event without {@code id}: what it is about (instance, reservation or
+   * Health event), its kind and its time, so a repeat of the same body is still a repeat.
+   */
+  private static String fallbackId(JsonNode detail, String source, String type, Object time) {
+    String subject = null;
+    for (String field :
+        List.of("instance-id", "EC2InstanceId", "capacity-reservation-id", "eventArn")) {
+      subject = subject != null ? subject : EventFields.nonBlank(detail, field);
+    }
+    if (subject == null) {
+      var ids = new ArrayList<String>();
+      detail.path("affectedEntities").forEach(e -> ids.add(e.path("entityValue").asText()));
+      subject = String.join(",", ids);
+    }
+    return "no-id:" + source + "/" + type + "/" + subject + "@" + time;
   }
 
   /**
@@ -461,78 +271,7 @@ public final class EventDecoder {
    * what was cut) so a hostile or broken payload cannot flood logs and outcomes.
    */
   public static String echo(String value) {
-    if (value == null) {
-      return "null";
-    }
-    String clean = value.replaceAll("\\p{Cntrl}", "?");
-    if (clean.length() <= ECHO_MAX) {
-      return "'" + clean + "'";
-    }
-    return "'" + clean.substring(0, ECHO_MAX) + "...' (" + clean.length() + " characters)";
-  }
-
-  static String required(JsonNode node, String field, String where) throws InvalidEvent {
-    JsonNode value = node.get(field);
-    if (value == null || value.isNull()) {
-      throw new InvalidEvent(where + " field '" + field + "' is missing");
-    }
-    if (!value.isTextual() || value.asText().isBlank()) {
-      throw new InvalidEvent(where + " field '" + field + "' must be a non-empty string");
-    }
-    return value.asText();
-  }
-
-  static String text(JsonNode node, String field) {
-    JsonNode value = node == null ? null : node.get(field);
-    return value == null || value.isNull() || !value.isValueNode() ? null : value.asText();
-  }
-
-  /**
-   * {@link #instant} that also reads RFC 1123 dates whose weekday does not match the date (AWS
-   * Health and NTH's sample send "Sat, 05 Jun 2016", a Sunday) or whose day is not zero-padded: the
-   * weekday is redundant, so it is dropped and the rest parsed.
-   */
-  static Instant lenientInstant(String text, String what) throws InvalidEvent {
-    try {
-      return instant(text, what);
-    } catch (InvalidEvent strict) {
-      int comma = text.indexOf(',');
-      String rest = comma >= 0 ? text.substring(comma + 1).trim() : text.trim();
-      try {
-        return ZonedDateTime.parse(rest, RFC_1123_NO_WEEKDAY).toInstant();
-      } catch (DateTimeParseException e) {
-        throw strict;
-      }
-    }
-  }
-
-  /** RFC 3339 (EventBridge envelopes) or RFC 1123 ("Wed, 05 Apr 2023 12:00:00 GMT", AWS Health). */
-  static Instant instant(String text, String what) throws InvalidEvent {
-    try {
-      return Instant.parse(text);
-    } catch (DateTimeParseException ignored) {
-      // fall through to the other accepted forms
-    }
-    try {
-      return ZonedDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
-    } catch (DateTimeParseException ignored) {
-      // fall through
-    }
-    try {
-      // CloudWatch alarm state timestamps: "2026-01-05T10:15:30.123+0000"
-      return ZonedDateTime.parse(text, COMPACT_OFFSET).toInstant();
-    } catch (DateTimeParseException ignored) {
-      // fall through
-    }
-    try {
-      return ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-    } catch (DateTimeParseException e) {
-      throw new InvalidEvent(what + " " + echo(text) + " is not an RFC 3339 or RFC 1123 timestamp");
-    }
-  }
-
-  private static String sorted(Set<String> values) {
-    return values.stream().sorted().toList().toString();
+    return EventFields.echo(value);
   }
 
   private static String firstLine(Exception e) {

@@ -131,6 +131,11 @@ public sealed interface FleetEvent {
       return TERMINATING.equals(transition);
     }
 
+    /** CompleteLifecycleAction needs the group and the hook; without them it can only drain. */
+    public boolean completable() {
+      return autoScalingGroupName != null && hookName != null;
+    }
+
     /** The event id the hook was first delivered with (the drain's claim key). */
     public String originalEventId() {
       return continuation == null ? meta.id() : continuation.originalEventId();

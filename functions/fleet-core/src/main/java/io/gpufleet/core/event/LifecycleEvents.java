@@ -2,7 +2,6 @@ package io.gpufleet.core.event;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gpufleet.core.event.EventDecoder.InvalidEvent;
 import io.gpufleet.core.event.FleetEvent.LifecycleAction;
 import io.gpufleet.core.event.FleetEvent.LifecycleAction.Continuation;
 import io.gpufleet.core.event.FleetEvent.Unsupported;
@@ -34,18 +33,18 @@ public final class LifecycleEvents {
 
   private static FleetEvent parse(
       EventMeta meta, JsonNode node, String where, Continuation continuation) throws InvalidEvent {
-    String group = EventDecoder.text(node, "AutoScalingGroupName");
-    if (TEST_NOTIFICATION.equals(EventDecoder.text(node, "Event"))
-        || TEST_NOTIFICATION.equals(EventDecoder.text(node, "LifecycleTransition"))) {
+    String group = EventFields.text(node, "AutoScalingGroupName");
+    if (TEST_NOTIFICATION.equals(EventFields.text(node, "Event"))
+        || TEST_NOTIFICATION.equals(EventFields.text(node, "LifecycleTransition"))) {
       return new Unsupported(
           meta,
           TEST_NOTIFICATION
               + (group == null ? "" : " from Auto Scaling group " + group)
               + ": acknowledged, nothing to do");
     }
-    String transition = EventDecoder.required(node, "LifecycleTransition", where);
-    String instance = EventDecoder.required(node, "EC2InstanceId", where);
-    if (!EventDecoder.INSTANCE_ID.matcher(instance).matches()) {
+    String transition = EventFields.required(node, "LifecycleTransition", where);
+    String instance = EventFields.required(node, "EC2InstanceId", where);
+    if (!EventFields.INSTANCE_ID.matcher(instance).matches()) {
       throw new InvalidEvent(where + ".EC2InstanceId is not an EC2 instance id");
     }
     if (!TRANSITIONS.contains(transition)) {
@@ -53,9 +52,16 @@ public final class LifecycleEvents {
       return new Unsupported(
           meta, "lifecycle transition " + Bounded.of(transition) + " needs no action");
     }
-    group = EventDecoder.required(node, "AutoScalingGroupName", where);
-    String hook = EventDecoder.required(node, "LifecycleHookName", where);
-    String token = EventDecoder.text(node, "LifecycleActionToken");
+    // NTH's v2 minimal bodies name neither: the node can still be drained, the action cannot be
+    // completed (CompleteLifecycleAction needs both), and the outcome says so
+    group = EventFields.nonBlank(node, "AutoScalingGroupName");
+    String hook = EventFields.nonBlank(node, "LifecycleHookName");
+    if (group == null || hook == null) {
+      meta =
+          meta.withCaveat(
+              "lifecycle action not completed: no " + (group == null ? "group" : "hook") + " name");
+    }
+    String token = EventFields.text(node, "LifecycleActionToken");
     if (token != null && token.length() != 36) {
       // CompleteLifecycleAction refuses a token that is not 36 characters; the instance id
       // identifies the same action
@@ -68,9 +74,9 @@ public final class LifecycleEvents {
         group,
         hook,
         token,
-        EventDecoder.text(node, "NotificationMetadata"),
-        EventDecoder.text(node, "Origin"),
-        EventDecoder.text(node, "Destination"),
+        EventFields.text(node, "NotificationMetadata"),
+        EventFields.text(node, "Origin"),
+        EventFields.text(node, "Destination"),
         continuation);
   }
 
@@ -80,10 +86,10 @@ public final class LifecycleEvents {
     if (c == null || !c.isObject()) {
       throw new InvalidEvent("detail field 'continuation' must be an object");
     }
-    String original = EventDecoder.required(c, "originalEventId", "detail.continuation");
+    String original = EventFields.required(c, "originalEventId", "detail.continuation");
     Instant first =
-        EventDecoder.instant(
-            EventDecoder.required(c, "firstReceived", "detail.continuation"),
+        EventFields.instant(
+            EventFields.required(c, "firstReceived", "detail.continuation"),
             "detail.continuation.firstReceived");
     int round = c.path("round").asInt(0);
     if (round < 1) {
@@ -169,24 +175,24 @@ public final class LifecycleEvents {
       // the same checks (size, one document, envelope) as a direct invocation
       return decoder.decodeString(envelope);
     }
-    String requestId = EventDecoder.text(root, "RequestId");
+    String requestId = EventFields.text(root, "RequestId");
     try {
-      String time = EventDecoder.text(root, "Time");
+      String time = EventFields.text(root, "Time");
       Instant at =
           time == null || time.isBlank()
               ? Instant.now()
-              : EventDecoder.instant(time, "Auto Scaling message field 'Time'");
-      String transition = EventDecoder.text(root, "LifecycleTransition");
+              : EventFields.instant(time, "Auto Scaling message field 'Time'");
+      String transition = EventFields.text(root, "LifecycleTransition");
       var meta =
           new EventMeta(
               requestId == null
-                  ? "asg-" + EventDecoder.text(root, "LifecycleActionToken")
+                  ? "asg-" + EventFields.text(root, "LifecycleActionToken")
                   : requestId,
               "aws.autoscaling",
               LifecycleAction.LAUNCHING.equals(transition)
                   ? EventDecoder.LIFECYCLE_LAUNCH
                   : EventDecoder.LIFECYCLE_TERMINATE,
-              EventDecoder.text(root, "AccountId"),
+              EventFields.text(root, "AccountId"),
               recordRegion,
               at,
               List.of());
@@ -199,8 +205,8 @@ public final class LifecycleEvents {
   /** Auto Scaling's own message: {@code Service} says so, and there is no EventBridge envelope. */
   static boolean isDirectForm(JsonNode root) {
     return !root.has("detail-type")
-        && (DIRECT_SERVICE.equals(EventDecoder.text(root, "Service"))
-            || TEST_NOTIFICATION.equals(EventDecoder.text(root, "Event"))
+        && (DIRECT_SERVICE.equals(EventFields.text(root, "Service"))
+            || TEST_NOTIFICATION.equals(EventFields.text(root, "Event"))
             || root.has("LifecycleTransition"));
   }
 

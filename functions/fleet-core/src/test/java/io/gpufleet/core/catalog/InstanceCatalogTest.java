@@ -55,4 +55,18 @@ class InstanceCatalogTest {
     assertThat(QuotaBucket.byQuota("All P5 Spot Instance Requests")).isEmpty();
     assertThat(QuotaBucket.acceleratedKeys()).hasSize(12);
   }
+
+  @Test
+  void shouldFallBackToTheHighMemoryAndHpcQuotaCodesWhenResolvingByNameFails() {
+    assertThat(QuotaBucket.HIGH_MEMORY.fallbackQuotaCode(CapacityType.ON_DEMAND))
+        .contains("L-43DA4232");
+    assertThat(QuotaBucket.HPC.fallbackQuotaCode(CapacityType.ON_DEMAND)).contains("L-F7808C92");
+    // neither family has a Spot quota of its own
+    assertThat(QuotaBucket.HIGH_MEMORY.fallbackQuotaCode(CapacityType.SPOT)).isEmpty();
+    assertThat(QuotaBucket.HPC.fallbackQuotaCode(CapacityType.SPOT)).isEmpty();
+    assertThat(QuotaBucket.byQuota("L-43DA4232"))
+        .contains(new QuotaBucket.Key(QuotaBucket.HIGH_MEMORY, CapacityType.ON_DEMAND));
+    assertThat(QuotaBucket.byQuota("L-F7808C92"))
+        .contains(new QuotaBucket.Key(QuotaBucket.HPC, CapacityType.ON_DEMAND));
+  }
 }

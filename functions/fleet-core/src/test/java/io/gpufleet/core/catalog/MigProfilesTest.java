@@ -19,6 +19,8 @@ class MigProfilesTest {
     "p5.48xlarge, nvidia.com/mig-2g.20gb, 0.285714",
     "p5.48xlarge, nvidia.com/mig-3g.40gb, 0.5",
     "p5.48xlarge, nvidia.com/mig-4g.40gb, 0.571429",
+    "p5.48xlarge, nvidia.com/mig-1g.20gb, 0.25",
+    "p5.48xlarge, nvidia.com/mig-7g.80gb, 1.0",
     "p4de.24xlarge, mig-1g.20gb.shared, 0.25",
     "p5en.48xlarge, nvidia.com/mig-3g.71gb, 0.5",
     "p6-b200.48xlarge, nvidia.com/mig-1g.23gb, 0.142857",

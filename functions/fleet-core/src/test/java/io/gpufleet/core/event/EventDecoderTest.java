@@ -292,6 +292,30 @@ class EventDecoderTest {
       return ((Decoded) result).event();
     }
 
+    @ParameterizedTest(name = "id {0}")
+    @ValueSource(strings = {"\"id\": \"\",", "\"id\": null,", ""})
+    void shouldDeduplicateAnEventWithoutIdOnItsInstanceKindAndTime(String id) {
+      // Given NTH's v2 test messages: source, detail-type and detail only
+      var payload =
+          spot("{\"instance-id\": \"" + INSTANCE + "\", \"instance-action\": \"terminate\"}")
+              .replace("\"id\": \"" + ID + "\",", id);
+
+      var first = decodedAtReceipt(payload);
+      var again = decodedAtReceipt(payload);
+      var otherInstance = decodedAtReceipt(payload.replace(INSTANCE, "i-0fedcba9876543210"));
+
+      assertThat(first).isInstanceOf(FleetEvent.SpotInterruption.class);
+      assertThat(first.meta().id())
+          .isEqualTo(
+              "no-id:aws.ec2/"
+                  + EventDecoder.SPOT_WARNING
+                  + "/"
+                  + INSTANCE
+                  + "@2023-04-05T11:58:00Z");
+      assertThat(again.meta().id()).isEqualTo(first.meta().id());
+      assertThat(otherInstance.meta().id()).isNotEqualTo(first.meta().id());
+    }
+
     @ParameterizedTest(name = "time {0}")
     @ValueSource(strings = {"\"time\": \"\",", "\"time\": null,", ""})
     void shouldUseTheReceiptTimeWhenTheEnvelopeHasNoTime(String time) {
@@ -548,16 +572,45 @@ class EventDecoderTest {
       assertThat(decoded(payload)).isInstanceOf(Unsupported.class);
     }
 
-    @Test
-    void shouldRejectACapacityBlockWarningWithoutAnEndDate() {
+    @ParameterizedTest(name = "end-date {0}")
+    @org.junit.jupiter.params.provider.CsvSource(
+        delimiter = '|',
+        value = {
+          "| end-date missing",
+          "\"end-date\": \"soon\", | end-date 'soon' unreadable",
+          "\"end-date\": 1680699480, | end-date '1680699480' unreadable"
+        })
+    void shouldDrainACapacityBlockWhoseEndDateCannotBeReadAsAwsDocumentsTheTiming(
+        String endDate, String caveat) {
       var payload =
           envelope(
               "aws.ec2",
               EventDecoder.CAPACITY_BLOCK_EXPIRING,
-              "{\"capacity-reservation-id\": \"cr-0123456789abcdef0\"}");
+              "{"
+                  + (endDate == null ? "" : endDate)
+                  + "\"capacity-reservation-id\": \"cr-0123456789abcdef0\"}");
 
-      assertThat(decoder.decodeString(payload))
-          .isEqualTo(new Rejected("detail field 'end-date' is missing", ID, "us-west-2"));
+      var block = (FleetEvent.CapacityBlockExpiring) decoded(payload);
+
+      // terminations start 10 minutes after the warning
+      assertThat(block.terminationsStart()).isEqualTo(EVENT_TIME.plusSeconds(600));
+      assertThat(block.meta().caveats())
+          .containsExactly(caveat + ": terminations taken to start at event time + 10 minutes");
+    }
+
+    @Test
+    void shouldReadACapacityBlockEndDateInTheHealthStyleForm() {
+      var payload =
+          envelope(
+              "aws.ec2",
+              EventDecoder.CAPACITY_BLOCK_EXPIRING,
+              "{\"end-date\": \"Wed, 5 Apr 2023 12:38:00 GMT\","
+                  + " \"capacity-reservation-id\": \"cr-0123456789abcdef0\"}");
+
+      var block = (FleetEvent.CapacityBlockExpiring) decoded(payload);
+
+      assertThat(block.endDate()).isEqualTo(Instant.parse("2023-04-05T12:38:00Z"));
+      assertThat(block.meta().caveats()).isEmpty();
     }
   }
 
@@ -627,16 +680,9 @@ class EventDecoderTest {
           arguments("JSON null", "null", "not a JSON object"),
           arguments("JSON boolean", "true", "not a JSON object"),
           arguments(
-              "missing id", spot(spotOk).replace("\"id\": \"" + ID + "\",", ""), "'id' is missing"),
-          arguments("null id", spot(spotOk).replace("\"" + ID + "\"", "null"), "'id' is missing"),
-          arguments(
               "numeric id",
               spot(spotOk).replace("\"" + ID + "\"", "12345"),
-              "'id' must be a non-empty string"),
-          arguments(
-              "blank id",
-              spot(spotOk).replace("\"" + ID + "\"", "\"  \""),
-              "'id' must be a non-empty string"),
+              "'id' must be a string"),
           arguments(
               "missing source",
               spot(spotOk).replace("\"source\": \"aws.ec2\",", ""),

@@ -8,6 +8,7 @@ import io.gpufleet.core.json.Json;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -153,8 +154,23 @@ class LifecycleEventsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"AutoScalingGroupName", "LifecycleHookName", "EC2InstanceId"})
-  void shouldRejectAHookThatCannotBeCompletedOrMatched(String member) {
+  @CsvSource({"AutoScalingGroupName, group", "LifecycleHookName, hook"})
+  void shouldDrainAHookThatCannotBeCompletedAndSaySo(String member, String what) {
+    // NTH's v2 test messages carry only EC2InstanceId and LifecycleTransition
+    String partial = TERMINATE_EVENTBRIDGE.replace("\"" + member + "\"", "\"x" + member + "\"");
+
+    var a = action(decoder.decodeString(partial));
+
+    assertThat(a.terminating()).isTrue();
+    assertThat(a.completable()).isFalse();
+    assertThat(a.instanceId()).isEqualTo("i-12345678");
+    assertThat(a.meta().caveats())
+        .containsExactly("lifecycle action not completed: no " + what + " name");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"EC2InstanceId"})
+  void shouldRejectAHookThatCannotBeMatched(String member) {
     String broken = TERMINATE_EVENTBRIDGE.replace("\"" + member + "\"", "\"x" + member + "\"");
 
     var r = decoder.decodeString(broken);

@@ -109,6 +109,15 @@ public record DrainOutcome(
     return rebuilt(status, message, report, planned, region);
   }
 
+  /** This outcome with what the decoder had to assume (see {@code EventMeta#caveats}) said. */
+  public DrainOutcome withCaveats(List<String> caveats) {
+    if (caveats == null || caveats.isEmpty()) {
+      return this;
+    }
+    String said = String.join("; ", caveats);
+    return with(status, message == null || message.isBlank() ? said : message + "; " + said);
+  }
+
   /** This outcome with another status and message (e.g. a drain that goes on next round). */
   public DrainOutcome with(Status newStatus, String newMessage) {
     return rebuilt(newStatus, newMessage, lifecycle, planned, region);
