@@ -33,6 +33,8 @@ LIMITS = {
     ("AWS::S3::Bucket", "BucketName"): 63,
     ("AWS::AutoScaling::LifecycleHook", "LifecycleHookName"): 255,
     ("AWS::SSM::Parameter", "Name"): 2048,
+    ("AWS::Athena::WorkGroup", "Name"): 128,
+    ("AWS::CloudWatch::Dashboard", "DashboardName"): 255,
 }
 # name-like properties that refer to something else (not a name this template gives)
 REFERENCES = {"FunctionName", "ClusterName", "MetricName", "AutoScalingGroupName"}
