@@ -337,6 +337,18 @@ def main():
                         and a["Properties"].get("EvaluationPeriods", 0) >= 2 for a in stale),
           "no 'no successful reconcile for 2 schedule periods' alarm with missing data breaching")
 
+    # ---- bulk kinds apart from the warnings in both deliveries ----
+    bulk = raw["Resources"].get("DrainBulkEventsToQueueRule", {})
+    check(bulk and "Condition" not in bulk
+          and all("Condition" not in raw["Resources"].get(n, {"Condition": 1})
+                  for n in ("DrainBulkEventQueue", "DrainBulkEventQueueMapping")),
+          "the bulk queue, its rule and mapping must exist in both deliveries (no Condition)")
+    direct_events = raw["Resources"]["InterruptionDrainFunction"]["Properties"].get("Events", {})
+    for name, ev in direct_events.items():
+        text = repr(ev.get("Properties", {}).get("Pattern"))
+        check("State-change Notification" not in text and "aws.health" not in text,
+              f"direct rule {name} routes a bulk kind (state change or Health) to the function")
+
     # ---- VPC: network interface actions scoped (Describe alone on "*") ----
     eni_actions = {"ec2:CreateNetworkInterface", "ec2:DeleteNetworkInterface",
                    "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"}

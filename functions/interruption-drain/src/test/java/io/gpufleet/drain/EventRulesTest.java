@@ -47,8 +47,9 @@ class EventRulesTest {
           Map.of(
               "spot", "InterruptionDrainFunctionSpotInterruption",
               "rebalance", "InterruptionDrainFunctionRebalance",
-              "state-change", "InterruptionDrainFunctionStateChange",
-              "health", "InterruptionDrainFunctionHealthScheduledChange",
+              // bulk kinds go through their own queue in both deliveries (issue 26)
+              "state-change", "DrainBulkEventsToQueueRule",
+              "health", "DrainBulkEventsToQueueRule",
               "capacity", "InterruptionDrainFunctionCapacityReservationInterruption",
               "lifecycle", "LifecycleHookRule",
               "alarm", PREFLIGHT_RULE),
