@@ -1,5 +1,6 @@
 package io.gpufleet.drain;
 
+import io.gpufleet.core.k8s.CheckpointAnnotations;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.model.CheckpointReport;
 import io.gpufleet.drain.model.DrainKind;
@@ -28,10 +29,10 @@ import java.util.regex.Pattern;
  * other pod is evicted without waiting. All waiting goes through the injected {@link Sleeper}.
  */
 public final class CheckpointWait {
-  public static final String CHECKPOINT = "gpufleet.io/checkpoint";
-  public static final String KIND = "gpufleet.io/interruption-kind";
-  public static final String DEADLINE = "gpufleet.io/interruption-deadline";
-  public static final String DONE = "gpufleet.io/checkpoint-done";
+  public static final String CHECKPOINT = CheckpointAnnotations.CHECKPOINT;
+  public static final String KIND = CheckpointAnnotations.KIND;
+  public static final String DEADLINE = CheckpointAnnotations.DEADLINE;
+  public static final String DONE = CheckpointAnnotations.DONE;
 
   /** How often the node's pods are re-read for {@link #DONE} while any eviction waits. */
   static final Duration POLL = Duration.ofSeconds(1);
@@ -227,9 +228,15 @@ public final class CheckpointWait {
       }
       poll(now);
       if (e.doneAt != null) {
-        return;
+        break;
       }
       sleeper.sleep(POLL.compareTo(left) < 0 ? POLL : left);
+    }
+    // Seen by another waiting thread: never act before the moment it was seen (a no-op on a real
+    // clock; on per-thread virtual time it keeps this thread's timeline consistent).
+    Duration behind = Duration.between(clock.instant(), e.doneAt);
+    if (behind.isPositive()) {
+      sleeper.sleep(behind);
     }
   }
 
