@@ -209,12 +209,13 @@ public final class CheckpointWait {
   /**
    * Blocks the eviction of {@code pod} (from its own thread) until it reported its checkpoint,
    * asked no longer, or the latest moment at which its eviction, with its grace period, still ends
-   * by {@code until}. Returns at once for pods that did not opt in or were not told.
+   * by {@code until}. Returns at once for pods that did not opt in or were not told; true when the
+   * pod was held (it opted in and was told of a kind with a deadline).
    */
-  public void awaitTurn(PodInfo pod, Instant until) throws InterruptedException {
+  public boolean awaitTurn(PodInfo pod, Instant until) throws InterruptedException {
     Entry e = entries.get(pod.uid());
     if (e == null || e.toldAt == null || !waits) {
-      return;
+      return false;
     }
     Instant latest = until.minusSeconds(DrainPolicy.requestedGrace(pod)).minus(EVICT_RESERVE);
     e.latest = latest;
@@ -224,7 +225,7 @@ public final class CheckpointWait {
       Instant now = clock.instant();
       Duration left = Duration.between(now, stop);
       if (left.isNegative() || left.isZero()) {
-        return;
+        return true;
       }
       poll(now);
       if (e.doneAt != null) {
@@ -238,6 +239,7 @@ public final class CheckpointWait {
     if (behind.isPositive()) {
       sleeper.sleep(behind);
     }
+    return true;
   }
 
   /** One listing of the node's pods per {@link #POLL}, shared by every waiting eviction. */
