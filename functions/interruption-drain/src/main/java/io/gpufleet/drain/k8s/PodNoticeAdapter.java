@@ -51,11 +51,20 @@ public final class PodNoticeAdapter implements PodNoticePort {
     var metadata = new LinkedHashMap<String, Object>();
     metadata.put("uid", pod.uid());
     metadata.put("annotations", annotations);
+    // Patched through an item naming the pod: fabric8 would GET a pod named only by withName
+    // first, and the drain may not get pods.
+    var target = new GenericKubernetesResource();
+    target.setApiVersion("v1");
+    target.setKind("Pod");
+    var meta = new io.fabric8.kubernetes.api.model.ObjectMeta();
+    meta.setName(pod.name());
+    meta.setNamespace(pod.namespace());
+    target.setMetadata(meta);
     try {
       client
           .genericKubernetesResources(DrainClusterAdapter.PODS)
           .inNamespace(pod.namespace())
-          .withName(pod.name())
+          .resource(target)
           .patch(PatchContext.of(PatchType.JSON_MERGE), Json.write(Map.of("metadata", metadata)));
       return true;
     } catch (KubernetesClientException e) {
