@@ -405,6 +405,7 @@ final class SimulateCommand implements Callable<Integer> {
                               + p.gracePeriodGranted()
                               + "s"));
         }
+        CheckpointTimelines.print(out, o);
         if (o.status() != DrainOutcome.Status.DRAINED
             && o.status() != DrainOutcome.Status.PARTIAL
             && o.message() != null) {

@@ -226,6 +226,27 @@ class MainTest extends CapturedCli {
               "capacity-block-expiring@sim-research-cluster/DRAINED",
               "capacity-block-expiring@sim-gpu-cluster/DRAINED",
               "spot-interruption@sim-gpu-cluster,sim-research-cluster/NOT_IN_CLUSTER");
+      // the training node's Spot warning shows the checkpoint timelines of its two opted-in jobs:
+      // one checkpointed before its eviction, one never reported and went at the latest safe moment
+      var timelines = new ArrayList<String>();
+      json.forEach(
+          o ->
+              o.path("checkpoints")
+                  .forEach(
+                      c ->
+                          timelines.add(
+                              o.path("kind").asText()
+                                  + " "
+                                  + c.path("pod").asText()
+                                  + " "
+                                  + (c.path("checkpointDone").asText().equals("not reported")
+                                      ? "not reported"
+                                      : "done")
+                                  + (c.has("evictedAt") ? " evicted" : ""))));
+      assertThat(timelines)
+          .contains(
+              "spot-interruption training/trainer-ckpt-0 done evicted",
+              "spot-interruption training/trainer-silent-0 not reported evicted");
     }
 
     @Test

@@ -136,10 +136,14 @@ class ConfinementRenderTest {
             "name: gpufleet-schedule\n",
             "name: gpufleet-cost\n",
             "name: gpufleet-preflight\n",
-            "gpufleet.io/interruption",
             "'NoSchedule'")) {
       assertThat(all).as("default literal " + literal).doesNotContain(literal);
     }
+    // the default taint key (the pod annotations gpufleet.io/interruption-kind/-deadline are not
+    // it)
+    assertThat(all)
+        .as("default taint key")
+        .doesNotContainPattern("gpufleet\\.io/interruption(?!-(kind|deadline))");
     String drain = rendered.get(Path.of("admission", "interruption-drain.yaml"));
     assertThat(drain)
         .contains("'ops-drain' in request.userInfo.groups")

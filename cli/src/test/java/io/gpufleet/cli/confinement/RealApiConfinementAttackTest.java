@@ -373,6 +373,8 @@ class RealApiConfinementAttackTest {
       Map.of(
           "gpufleet-interruption-drain-node-fields",
               new String[] {"/openapi/v3/api/v1", "io.k8s.api.core.v1.Node"},
+          "gpufleet-interruption-drain-pod-fields",
+              new String[] {"/openapi/v3/api/v1", "io.k8s.api.core.v1.Pod"},
           "gpufleet-disruption-schedule-nodepool-fields",
               new String[] {"/openapi/v3/apis/karpenter.sh/v1", "sh.karpenter.v1.NodePool"},
           "gpufleet-disruption-schedule-hpa-fields",
@@ -518,6 +520,18 @@ class RealApiConfinementAttackTest {
     var pools = nodePools(api, admin, ns.name());
     var attack = new ConfinementAttack(api, admin);
 
+    // and a training pod that opted in to checkpointing, with an annotation of someone else
+    create(
+        api,
+        admin,
+        "/api/v1/namespaces/" + ns.name() + "/pods",
+        """
+        {"apiVersion":"v1","kind":"Pod","metadata":{"name":"trainer","labels":{"app":"trainer"},
+          "annotations":{"gpufleet.io/checkpoint":"90s","example.com/owner":"ml"}},
+         "spec":{"containers":[{"name":"c","image":"registry.example/train:1"}]}}
+        """);
+    String podPath = "/api/v1/namespaces/" + ns.name() + "/pods/trainer";
+
     // When the drain writes every field of the published Node schema it does not own
     var outcome =
         attack.fields(
@@ -527,6 +541,17 @@ class RealApiConfinementAttackTest {
                 "/openapi/v3/api/v1",
                 "io.k8s.api.core.v1.Node",
                 policy,
+                true),
+            drain);
+    // and every field of the published Pod schema it does not own
+    var podOutcome =
+        attack.fields(
+            new Target(
+                "Pod " + ns.name() + "/trainer",
+                podPath,
+                "/openapi/v3/api/v1",
+                "io.k8s.api.core.v1.Pod",
+                policies(Map.of()).get("gpufleet-interruption-drain-pod-fields"),
                 true),
             drain);
     // and its taint with the other effects, a foreign taint, an uncordon of someone else's cordon,
@@ -567,6 +592,16 @@ class RealApiConfinementAttackTest {
           "{\"metadata\":{\"annotations\":{\"gpufleet.io/drain\":\"{}\"}},\"spec\":{\"unschedulable\":false}}"
         });
     writes.addAll(otherWrites(ns.name(), pools, node));
+    writes.add(new String[] {"PATCH", podPath, "{\"metadata\":{\"labels\":{\"app\":\"other\"}}}"});
+    writes.add(
+        new String[] {
+          "PATCH", podPath, "{\"metadata\":{\"annotations\":{\"example.com/owner\":null}}}"
+        });
+    writes.add(
+        new String[] {
+          "PATCH", podPath, "{\"metadata\":{\"annotations\":{\"gpufleet.io/checkpoint\":\"1h\"}}}"
+        });
+    writes.add(new String[] {"DELETE", podPath});
     writes.add(
         new String[] {
           "PUT",
@@ -584,10 +619,17 @@ class RealApiConfinementAttackTest {
     var admittedExtra = admittedOf(api, drain, writes);
 
     // Then every one is refused, as the audit log shows too
-    report(summary("interruption-drain", List.of(outcome), writes.size()), List.of(outcome));
+    report(
+        summary("interruption-drain", List.of(outcome, podOutcome), writes.size()),
+        List.of(outcome, podOutcome));
     assertAuditShowsNoAllowedAttack(
-        cluster, FunctionIdentity.INTERRUPTION_DRAIN, started, outcome.attempted() + writes.size());
+        cluster,
+        FunctionIdentity.INTERRUPTION_DRAIN,
+        started,
+        outcome.attempted() + podOutcome.attempted() + writes.size());
     assertThat(outcome.admitted()).as("fields the drain could change").isEmpty();
+    assertThat(podOutcome.admitted()).as("pod fields the drain could change").isEmpty();
+    assertThat(podOutcome.attempted()).as("attacked Pod fields").isGreaterThan(10);
     assertThat(admittedExtra).as("other writes the drain could make").isEmpty();
     assertThat(outcome.attempted()).as("attacked Node fields").isGreaterThan(40);
     assertThat(outcome.refused()).anyMatch(r -> r.startsWith("metadata.ownerReferences"));
@@ -614,6 +656,16 @@ class RealApiConfinementAttackTest {
                 "{\"metadata\":{\"annotations\":{\"gpufleet.io/drain\":null}},\"spec\":{\"unschedulable\":false}}"),
             false);
     assertThat(release.ok()).as(release.body()).isTrue();
+    // and it may tell the pod of an interruption, and clear an earlier checkpoint report
+    var tell =
+        api.mergePatch(
+            drain,
+            podPath,
+            ApiCalls.read(
+                "{\"metadata\":{\"annotations\":{\"gpufleet.io/interruption-kind\":\"spot-interruption\","
+                    + "\"gpufleet.io/interruption-deadline\":\"2026-12-02T10:00:00Z\",\"gpufleet.io/checkpoint-done\":null}}}"),
+            false);
+    assertThat(tell.ok()).as(tell.body()).isTrue();
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.gpufleet.sim;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.gpufleet.core.k8s.CheckpointAnnotations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -178,6 +179,17 @@ public final class DemoFleet {
             Map.of("app", "data-loader", "team", "ml-research"),
             30,
             0));
+    // Training jobs that opted in to the checkpoint-aware drain: one checkpoints 20 s after it is
+    // told, one never reports (evicted at the latest moment its grace still meets the deadline).
+    for (String[] job : new String[][] {{"trainer-ckpt-0", "20s"}, {"trainer-silent-0", "never"}}) {
+      var pod =
+          SimCluster.runningPod(
+              "training", job[0], p5spot, "Job", job[0], Map.of("app", "trainer"), 30, 0);
+      pod.getMetadata()
+          .setAnnotations(
+              Map.of(CheckpointAnnotations.CHECKPOINT, "90s", SimCheckpoints.TAKES, job[1]));
+      cluster.create(pod);
+    }
     cluster.create(finished("training", "preprocess-job-x7k2", p5spot));
     for (int i = 0; i < 4; i++) {
       cluster.create(

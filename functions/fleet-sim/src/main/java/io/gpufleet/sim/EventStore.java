@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  */
 final class EventStore {
   static final Pattern PATH =
-      Pattern.compile("/api/v1/(namespaces/([^/]+)/)?events(/([^/?]+))?(\\?.*)?");
+      Pattern.compile(
+          "/(?:api/v1|apis/events\\.k8s\\.io/v1)/(namespaces/([^/]+)/)?events(/([^/?]+))?(\\?.*)?");
 
   private final Map<String, ObjectNode> events = new ConcurrentSkipListMap<>();
   private static final AtomicLong resourceVersion = new AtomicLong(900_000);
@@ -69,7 +70,8 @@ final class EventStore {
     meta.put("uid", UUID.randomUUID().toString());
     meta.put("resourceVersion", String.valueOf(resourceVersion.incrementAndGet()));
     meta.put("creationTimestamp", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
-    e.put("apiVersion", "v1").put("kind", "Event");
+    // core/v1 and events.k8s.io/v1 Events are one resource of the API server, kept as written
+    e.put("apiVersion", e.path("apiVersion").asText("v1")).put("kind", "Event");
     if (events.putIfAbsent(ns + "/" + name, e) != null) {
       return SimDispatcher.status(409, "AlreadyExists", "events \"" + name + "\" already exists");
     }

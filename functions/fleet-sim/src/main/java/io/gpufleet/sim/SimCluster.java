@@ -308,7 +308,7 @@ public final class SimCluster implements AutoCloseable {
     }
   }
 
-  private void schedule(Instant at, Runnable action) {
+  void schedule(Instant at, Runnable action) {
     synchronized (agenda) {
       agenda.add(new Due(at, scheduled++, action));
     }

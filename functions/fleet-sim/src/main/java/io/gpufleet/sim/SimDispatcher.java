@@ -50,6 +50,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
 
   SimDispatcher(SimCluster cluster) {
     this.cluster = cluster;
+    this.checkpoints = new SimCheckpoints(cluster, this);
   }
 
   void addFault(Predicate<RecordedRequest> matches, int code, int times) {
@@ -70,7 +71,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
       log.add(new ApiRequest(System.nanoTime(), request.getMethod(), request.getPath()));
       response = injectedFault(request);
       if (response == null) {
-        response = route(request, at);
+        response = checkpoints.observe(request, at, route(request, at));
       }
       Duration delay = latency;
       if (!delay.isZero()) {
@@ -100,6 +101,7 @@ final class SimDispatcher extends KubernetesCrudDispatcher {
   final PodStore nodes = PodStore.nodes();
   final ObjectStore objects = new ObjectStore();
   final EventStore events = new EventStore();
+  private final SimCheckpoints checkpoints;
 
   private MockResponse route(RecordedRequest request, Instant at) {
     String path = request.getPath();

@@ -61,6 +61,11 @@ public interface DrainClusterPort {
 
   void recordNodeEvent(String nodeName, boolean warning, String reason, String message);
 
+  /** Writes that tell the node's opted-in pods of the interruption (checkpoint-aware drain). */
+  default PodNoticePort podNotices() {
+    return PodNoticePort.UNSUPPORTED;
+  }
+
   /** One PodDisruptionBudget as the drain reports it. */
   record BudgetInfo(
       String namespace,

@@ -148,7 +148,14 @@ public final class DrainPolicy {
       List<PodInfo> first,
       List<PodInfo> critical,
       List<PodInfo> terminating,
-      List<PodReport> skipped) {}
+      List<PodReport> skipped) {
+    /** The pods to evict, first wave then critical. */
+    public List<PodInfo> evictable() {
+      var out = new ArrayList<PodInfo>(first);
+      out.addAll(critical);
+      return out;
+    }
+  }
 
   public Selection select(List<PodInfo> pods) {
     var first = new ArrayList<PodInfo>();

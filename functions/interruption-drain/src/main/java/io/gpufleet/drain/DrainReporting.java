@@ -136,6 +136,14 @@ public final class DrainReporting implements OutcomeReporter.Mapping<DrainOutcom
     if (Boolean.FALSE.equals(o.deadlineMet())) {
       metrics.add(DrainMetrics.DEADLINE_MISSED, 1);
     }
+    if (o.checkpoints() != null) {
+      // a checkpoint is missed when the pod was held for one (a deadline) and never reported it
+      long made = o.checkpoints().stream().filter(c -> c.made()).count();
+      long missed =
+          o.checkpoints().stream().filter(c -> !c.made() && c.latestEviction() != null).count();
+      metrics.add("CheckpointsMade", made, Unit.COUNT);
+      metrics.add("CheckpointsMissed", missed, Unit.COUNT);
+    }
   }
 
   public static String subject(DrainOutcome o) {

@@ -490,36 +490,39 @@ public final class DrainService {
     Instant cordoned = clock.instant();
     release(claim);
     if (!drain) {
+      var told = CheckpointWait.tellNode(cluster, clock, sleeper, node.name(), kind);
       return new DrainOutcome(
-          eventId,
-          kind.label(),
-          instanceId,
-          settings.clusterName(),
-          node.name(),
-          Status.CORDONED,
-          "tainted/cordoned; this kind does not drain",
-          plan.actions(),
-          received,
-          null,
-          null,
-          new DrainOutcome.Timings(ms(received, cordoned), null, null),
-          List.of(),
-          List.of(),
-          List.of(),
-          List.of());
+              eventId,
+              kind.label(),
+              instanceId,
+              settings.clusterName(),
+              node.name(),
+              Status.CORDONED,
+              "tainted/cordoned; this kind does not drain",
+              plan.actions(),
+              received,
+              null,
+              null,
+              new DrainOutcome.Timings(ms(received, cordoned), null, null),
+              List.of(),
+              List.of(),
+              List.of(),
+              List.of())
+          .withCheckpoints(told.reports());
     }
     awaitClaims(plan.deadline());
     var selection = policy.select(cluster.podsOnNode(node.name()));
     Drainer.Result result;
     try {
-      result = drainer.run(node.name(), selection, plan.deadline());
+      result = drainer.run(node.name(), selection, plan);
     } catch (RuntimeException | InterruptedException e) {
       release(node.name(), marker);
       throw e;
     }
     var finished = marker.with(DrainMarker.State.DONE);
     patchMarker(node.name(), finished);
-    return outcome(event, instanceId, node.name(), plan, selection, result, received, cordoned);
+    return outcome(event, instanceId, node.name(), plan, selection, result, received, cordoned)
+        .withCheckpoints(result.checkpoints());
   }
 
   /**
@@ -603,7 +606,7 @@ public final class DrainService {
     }
     String node = found.get().name();
     var selection = policy.select(cluster.podsOnNode(node));
-    var evictable = concat(selection.first(), selection.critical());
+    var evictable = selection.evictable();
     var refusals = DrainPolicy.predictRefusals(evictable, cluster.budgetsFor(evictable));
     var wouldEvict =
         evictable.stream()
@@ -653,7 +656,7 @@ public final class DrainService {
       }
     }
     if (notEvicted.stream().anyMatch(r -> r.status() == PodReport.Status.BLOCKED)) {
-      for (var p : concat(selection.first(), selection.critical())) {
+      for (var p : selection.evictable()) {
         if (notEvicted.stream()
             .anyMatch(r -> r.pod().equals(p.key()) && r.status() == PodReport.Status.BLOCKED)) {
           blockedPods.add(p);
@@ -715,12 +718,6 @@ public final class DrainService {
     } catch (RuntimeException e) {
       return Map.of();
     }
-  }
-
-  private static <T> List<T> concat(List<T> a, List<T> b) {
-    var out = new ArrayList<T>(a);
-    out.addAll(b);
-    return out;
   }
 
   void patchMarker(String nodeName, DrainMarker marker) {

@@ -1,6 +1,7 @@
 package io.gpufleet.drain;
 
 import io.gpufleet.core.time.Sleeper;
+import io.gpufleet.drain.model.CheckpointReport;
 import io.gpufleet.drain.model.EvictionResult;
 import io.gpufleet.drain.model.PodInfo;
 import io.gpufleet.drain.model.PodReport;
@@ -45,7 +46,35 @@ public final class Drainer {
   }
 
   /** What the drain ended with: one report per pod it tried, and when milestones were reached. */
-  public record Result(List<PodReport> reports, Instant allIssuedAt, Instant allGoneAt) {}
+  public record Result(
+      List<PodReport> reports,
+      Instant allIssuedAt,
+      Instant allGoneAt,
+      List<CheckpointReport> checkpoints) {
+    public Result(List<PodReport> reports, Instant allIssuedAt, Instant allGoneAt) {
+      this(reports, allIssuedAt, allGoneAt, List.of());
+    }
+  }
+
+  /**
+   * The drain of {@code plan}: the pods that opted in to checkpointing are told first ({@link
+   * CheckpointWait}) and their evictions wait for their checkpoints within the deadline.
+   */
+  public Result run(String nodeName, DrainPolicy.Selection selection, DrainPolicy.Plan plan)
+      throws InterruptedException {
+    var wait =
+        CheckpointWait.tell(
+            cluster, clock, sleeper, nodeName, plan.kind(), plan.deadline(), selection.evictable());
+    var r =
+        run(
+            nodeName,
+            selection,
+            plan.deadline(),
+            plan.deadline(),
+            settings.forceDeleteAtDeadline(),
+            wait);
+    return new Result(r.reports(), r.allIssuedAt(), r.allGoneAt(), wait.reports());
+  }
 
   public Result run(String nodeName, DrainPolicy.Selection selection, Instant deadline)
       throws InterruptedException {
@@ -64,6 +93,18 @@ public final class Drainer {
       Instant graceUntil,
       boolean forceAtDeadline)
       throws InterruptedException {
+    return run(nodeName, selection, deadline, graceUntil, forceAtDeadline, CheckpointWait.NONE);
+  }
+
+  /** As above, the evictions of opted-in pods waiting for their checkpoints ({@code wait}). */
+  public Result run(
+      String nodeName,
+      DrainPolicy.Selection selection,
+      Instant deadline,
+      Instant graceUntil,
+      boolean forceAtDeadline,
+      CheckpointWait wait)
+      throws InterruptedException {
     Instant evictUntil = forceAtDeadline ? deadline.minus(FORCE_RESERVE) : deadline;
 
     var reports = new LinkedHashMap<String, PodReport>();
@@ -71,9 +112,11 @@ public final class Drainer {
     selection.terminating().forEach(p -> waitFor.put(p.uid(), p));
 
     Instant firstWaveCutoff = criticalCutoff(evictUntil, !selection.critical().isEmpty());
-    Instant issued1 = evictAll(selection.first(), firstWaveCutoff, graceUntil, reports, waitFor);
+    Instant issued1 =
+        evictAll(selection.first(), firstWaveCutoff, graceUntil, reports, waitFor, wait);
     awaitGone(nodeName, waitFor, firstWaveCutoff);
-    Instant issued2 = evictAll(selection.critical(), evictUntil, graceUntil, reports, waitFor);
+    Instant issued2 =
+        evictAll(selection.critical(), evictUntil, graceUntil, reports, waitFor, wait);
     Instant allIssued = issued2 != null ? issued2 : issued1;
     Instant allGone = awaitGone(nodeName, waitFor, evictUntil);
 
@@ -115,7 +158,8 @@ public final class Drainer {
       Instant until,
       Instant graceUntil,
       Map<String, PodReport> reports,
-      Map<String, PodInfo> waitFor)
+      Map<String, PodInfo> waitFor,
+      CheckpointWait wait)
       throws InterruptedException {
     if (pods.isEmpty()) {
       return null;
@@ -129,11 +173,15 @@ public final class Drainer {
         futures.add(
             pool.submit(
                 () -> {
+                  boolean held = wait.awaitTurn(pod, until);
                   gate.acquire();
                   try {
                     Attempt attempt = evictOne(pod, until, graceUntil);
+                    wait.evicted(pod, attempt.firstAnswer());
                     results.put(pod.uid(), attempt.report());
-                    firstAnswers.accumulateAndGet(attempt.firstAnswer(), Drainer::later);
+                    if (!held) { // a pod held for its checkpoint is reported in its own timeline
+                      firstAnswers.accumulateAndGet(attempt.firstAnswer(), Drainer::later);
+                    }
                   } finally {
                     gate.release();
                   }

@@ -113,4 +113,9 @@ public final class LazyDrainClusterPort implements DrainClusterPort {
   public void recordNodeEvent(String nodeName, boolean warning, String reason, String message) {
     port().recordNodeEvent(nodeName, warning, reason, message);
   }
+
+  @Override
+  public PodNoticePort podNotices() {
+    return port().podNotices();
+  }
 }

@@ -70,6 +70,7 @@ public final class DrainClusterAdapter implements DrainClusterPort {
           .build();
 
   private final KubernetesClient client;
+  private final PodNoticeAdapter notices;
   private final java.util.concurrent.Semaphore inFlight;
   private final Object listingLock = new Object();
   private final java.util.concurrent.atomic.AtomicLong listings =
@@ -82,6 +83,7 @@ public final class DrainClusterAdapter implements DrainClusterPort {
 
   public DrainClusterAdapter(KubernetesClient client, int maxInFlight) {
     this.client = client;
+    this.notices = new PodNoticeAdapter(client);
     this.inFlight = new java.util.concurrent.Semaphore(maxInFlight);
   }
 
@@ -505,6 +507,11 @@ public final class DrainClusterAdapter implements DrainClusterPort {
   }
 
   @Override
+  public io.gpufleet.drain.PodNoticePort podNotices() {
+    return notices;
+  }
+
+  @Override
   public void recordNodeEvent(String nodeName, boolean warning, String reason, String message) {
     KubeEvents.record(
         client,
@@ -579,7 +586,8 @@ public final class DrainClusterAdapter implements DrainClusterPort {
         spec == null || !(spec.get("terminationGracePeriodSeconds") instanceof Number n)
             ? null
             : n.longValue(),
-        meta.getLabels() == null ? Map.of() : meta.getLabels());
+        meta.getLabels() == null ? Map.of() : meta.getLabels(),
+        meta.getAnnotations() == null ? Map.of() : meta.getAnnotations());
   }
 
   @SuppressWarnings("unchecked")

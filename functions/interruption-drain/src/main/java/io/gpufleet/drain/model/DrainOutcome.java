@@ -28,7 +28,8 @@ public record DrainOutcome(
     List<PodReport> gracePeriodCapped,
     LifecycleReport lifecycle,
     List<String> planned,
-    String region) {
+    String region,
+    List<CheckpointReport> checkpoints) {
 
   /**
    * Actions in their declared order (an EnumSet), however the set was made: read back from JSON it
@@ -79,6 +80,7 @@ public record DrainOutcome(
         gracePeriodCapped,
         null,
         null,
+        null,
         null);
   }
 
@@ -123,13 +125,28 @@ public record DrainOutcome(
     return rebuilt(newStatus, newMessage, lifecycle, planned, region);
   }
 
-  /** This outcome with the fields that change after it is made replaced, the rest kept. */
+  /** This outcome with the checkpoint timelines of its opted-in pods (none: left out). */
+  public DrainOutcome withCheckpoints(List<CheckpointReport> reports) {
+    return rebuilt(status, message, lifecycle, planned, region, reports.isEmpty() ? null : reports);
+  }
+
   private DrainOutcome rebuilt(
       Status newStatus,
       String newMessage,
       LifecycleReport newLifecycle,
       List<String> newPlanned,
       String newRegion) {
+    return rebuilt(newStatus, newMessage, newLifecycle, newPlanned, newRegion, checkpoints);
+  }
+
+  /** This outcome with the fields that change after it is made replaced, the rest kept. */
+  private DrainOutcome rebuilt(
+      Status newStatus,
+      String newMessage,
+      LifecycleReport newLifecycle,
+      List<String> newPlanned,
+      String newRegion,
+      List<CheckpointReport> newCheckpoints) {
     return new DrainOutcome(
         eventId,
         kind,
@@ -149,7 +166,8 @@ public record DrainOutcome(
         gracePeriodCapped,
         newLifecycle,
         newPlanned,
-        newRegion);
+        newRegion,
+        newCheckpoints);
   }
 
   public enum Status {

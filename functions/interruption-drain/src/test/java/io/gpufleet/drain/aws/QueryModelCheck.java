@@ -109,7 +109,16 @@ final class QueryModelCheck {
       JsonNode shape = shape(ref.path("shape").asText());
       if (shape.path("type").asText().equals("list")) {
         shape = shape(shape.path("member").path("shape").asText());
-        if (!key.matches(Pattern.quote(member) + "\\.member\\.\\d+")) {
+        if (shape.path("type").asText().equals("structure")) {
+          // a list of structures: Name.member.N.Field, each field checked against its shape
+          var m = Pattern.compile(Pattern.quote(member) + "\\.member\\.\\d+\\.(\\w+)").matcher(key);
+          JsonNode field = m.matches() ? shape.path("members").path(m.group(1)) : null;
+          if (field == null || field.isMissingNode()) {
+            out.add(call.operation() + ": list member " + key + " is not Name.member.N.Field");
+            continue;
+          }
+          shape = shape(field.path("shape").asText());
+        } else if (!key.matches(Pattern.quote(member) + "\\.member\\.\\d+")) {
           out.add(call.operation() + ": list member " + key + " is not Name.member.N");
         }
       }

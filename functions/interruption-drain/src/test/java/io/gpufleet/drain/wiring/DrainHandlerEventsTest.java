@@ -285,9 +285,31 @@ public class DrainHandlerEventsTest {
               assertThat(r.reason()).contains("training/llm-finetune");
             });
     assertThat(o.podsEvicted())
-        .containsExactlyInAnyOrder("training/data-loader-0", "training/data-loader-1");
+        .containsExactlyInAnyOrder(
+            "training/data-loader-0",
+            "training/data-loader-1",
+            "training/trainer-ckpt-0",
+            "training/trainer-silent-0");
     assertThat(o.deadlineMet()).isFalse();
     assertThat(time.now()).isEqualTo(o.deadline());
+    // the training jobs that opted in: one checkpointed 20 s after it was told and was evicted
+    // then, the other never reported and was evicted at the latest moment its grace still fit
+    assertThat(o.checkpoints())
+        .extracting(c -> c.pod())
+        .containsExactly("training/trainer-ckpt-0", "training/trainer-silent-0");
+    var ckpt = o.checkpoints().get(0);
+    var silent = o.checkpoints().get(1);
+    assertThat(ckpt.made()).isTrue();
+    assertThat(ckpt.reported())
+        .isEqualTo(
+            ckpt.toldAt()
+                .plusSeconds(20)
+                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                .toString());
+    assertThat(ckpt.evictedAt()).isAfterOrEqualTo(java.time.Instant.parse(ckpt.checkpointDone()));
+    assertThat(silent.made()).isFalse();
+    assertThat(silent.evictedAt()).isAfterOrEqualTo(silent.latestEviction());
+    assertThat(silent.latestEviction()).isEqualTo(o.deadline().minusSeconds(32));
     var node = node(nodeName);
     assertThat(unschedulable(node)).isTrue();
     assertThat(taintedFor(node, "spot-interruption")).isTrue();
@@ -520,7 +542,16 @@ public class DrainHandlerEventsTest {
     assertThat(o.path("node").asText()).isEqualTo(nodeOf(0));
     assertThat(o.path("status").asText()).isEqualTo("PARTIAL");
     assertThat(o.path("podsEvicted").isArray()).isTrue();
-    assertThat(o.path("podsEvicted")).hasSize(2);
+    assertThat(o.path("podsEvicted")).hasSize(4);
+    // the timelines of the two training jobs that opted in to checkpointing
+    assertThat(o.path("checkpoints")).hasSize(2);
+    for (JsonNode c : o.path("checkpoints")) {
+      for (String field : List.of("pod", "wants", "toldAt", "checkpointDone", "evictedAt")) {
+        assertThat(c.has(field)).as("checkpoints[].%s", field).isTrue();
+      }
+    }
+    assertThat(o.path("checkpoints").get(1).path("checkpointDone").asText())
+        .isEqualTo("not reported");
     JsonNode notEvicted = o.path("podsNotEvicted");
     assertThat(notEvicted.isArray()).isTrue();
     assertThat(notEvicted).hasSize(1);
