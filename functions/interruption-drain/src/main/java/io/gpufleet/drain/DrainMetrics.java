@@ -41,6 +41,12 @@ public final class DrainMetrics {
   public static final Metric TIME_TO_ALL_GONE = Metric.millis("TimeToAllGone");
   public static final Metric DEADLINE_MISSED = Metric.count("DeadlineMissed");
 
+  /** Opted-in pods that reported their checkpoint before eviction (issue 29). */
+  public static final Metric CHECKPOINTS_MADE = Metric.count("CheckpointsMade");
+
+  /** Opted-in pods held for a checkpoint that never reported it. */
+  public static final Metric CHECKPOINTS_MISSED = Metric.count("CheckpointsMissed");
+
   /** Everything this function publishes, the kernel's metrics included. */
   public static final List<Metric> ALL;
 
@@ -57,7 +63,9 @@ public final class DrainMetrics {
             TIME_TO_CORDON,
             TIME_TO_EVICTIONS_ISSUED,
             TIME_TO_ALL_GONE,
-            DEADLINE_MISSED));
+            DEADLINE_MISSED,
+            CHECKPOINTS_MADE,
+            CHECKPOINTS_MISSED));
     all.addAll(CoreMetrics.ALL);
     ALL = Collections.unmodifiableList(all);
   }

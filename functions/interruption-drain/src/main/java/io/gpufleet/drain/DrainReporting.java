@@ -141,8 +141,8 @@ public final class DrainReporting implements OutcomeReporter.Mapping<DrainOutcom
       long made = o.checkpoints().stream().filter(c -> c.made()).count();
       long missed =
           o.checkpoints().stream().filter(c -> !c.made() && c.latestEviction() != null).count();
-      metrics.add("CheckpointsMade", made, Unit.COUNT);
-      metrics.add("CheckpointsMissed", missed, Unit.COUNT);
+      metrics.add(DrainMetrics.CHECKPOINTS_MADE, made);
+      metrics.add(DrainMetrics.CHECKPOINTS_MISSED, missed);
     }
   }
 
