@@ -130,7 +130,7 @@ class CostCommandTest {
             .findFirst()
             .orElseThrow();
     assertThat(odcr.capacityType()).isEqualTo("reserved");
-    assertThat(odcr.pricingCategory()).isEqualTo("Committed");
+    assertThat(odcr.pricingCategory()).isEqualTo("Standard");
     assertThat(odcr.priceSource()).isEqualTo("savings-plan (cost-explorer)");
     double cover = 2113.54 / 2641.92;
     double factor = 1 - cover + cover * (1162.45 / 2113.54);
@@ -141,7 +141,7 @@ class CostCommandTest {
     assertThat(odcr.commitmentSavings().signum()).isPositive();
     assertThat(outBytes.toString(StandardCharsets.UTF_8))
         .contains("RESERVATION NODE")
-        .containsPattern(SimGpuExtras.ODCR.name() + " +p5.48xlarge .*Committed +savings-plan");
+        .containsPattern(SimGpuExtras.ODCR.name() + " +p5.48xlarge .*Standard +savings-plan");
     assertThat(r.kpis().gpuUtilisationPercent()).isNotNull();
     assertThat(r.kpis().costPerMillionOutputTokens()).isNotNull();
     assertThat(r.nodes())

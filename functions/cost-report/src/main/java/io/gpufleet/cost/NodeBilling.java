@@ -18,16 +18,17 @@ import java.util.Optional;
  *   <li>Spot: the time-weighted Spot price of its zone (FOCUS {@code PricingCategory} Dynamic).
  *   <li>On-Demand, and a node in an On-Demand Capacity Reservation: AWS bills reservation usage at
  *       the On-Demand rate, and Savings Plans and regional Reserved Instances apply to it as to any
- *       On-Demand usage. Both take the commitments' rate where one covers them (Committed),
- *       otherwise the list rate (Standard).
+ *       On-Demand usage. Both take the commitments' rate where one covers them, otherwise the list
+ *       rate (Standard either way: FOCUS's Committed needs the CommitmentDiscountId of the
+ *       commitment that covered the charge, which Cost Explorer's coverage cannot name).
  *   <li>Capacity Block: paid upfront, its price is not in the public price list; shown at the
- *       On-Demand equivalent (Committed).
+ *       On-Demand equivalent (Other).
  * </ul>
  */
 final class NodeBilling {
   static final String STANDARD = "Standard";
   static final String DYNAMIC = "Dynamic";
-  static final String COMMITTED = "Committed";
+  static final String OTHER = "Other";
 
   private static final MathContext MC = MathContext.DECIMAL64;
 
@@ -97,7 +98,6 @@ final class NodeBilling {
         }
         source = c.get().source();
         detail = c.get().detail();
-        category = COMMITTED;
       }
     } else if (n.lifecycle() == Lifecycle.CAPACITY_BLOCK) {
       notes.add("Capacity Block prices are not in the public price list: On-Demand equivalent");
@@ -115,11 +115,11 @@ final class NodeBilling {
     return lifecycle == Lifecycle.ON_DEMAND || lifecycle == Lifecycle.RESERVED;
   }
 
-  /** FOCUS PricingCategory before commitments: Standard, Dynamic (Spot), Committed (blocks). */
+  /** FOCUS PricingCategory: Standard (On-Demand rate), Dynamic (Spot), Other (Capacity Blocks). */
   static String category(Lifecycle lifecycle) {
     return switch (lifecycle) {
       case SPOT -> DYNAMIC;
-      case CAPACITY_BLOCK -> COMMITTED;
+      case CAPACITY_BLOCK -> OTHER;
       case ON_DEMAND, RESERVED -> STANDARD;
     };
   }

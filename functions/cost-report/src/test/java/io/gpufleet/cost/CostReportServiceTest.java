@@ -263,7 +263,7 @@ class CostReportServiceTest {
     // Then it pays the On-Demand rate less the reservations' discount: half at 0.6 = 0.8 of list
     var node = nodeById(readReport(o), "i-0odcr");
     assertThat(node.priceSource()).isEqualTo("reserved (cost-explorer)");
-    assertThat(node.pricingCategory()).isEqualTo("Committed");
+    assertThat(node.pricingCategory()).isEqualTo("Standard");
     assertThat(node.effectivePerHour().doubleValue())
         .isCloseTo(
             node.onDemandPerHour().doubleValue() * 0.8,
