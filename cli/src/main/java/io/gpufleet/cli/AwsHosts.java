@@ -1,6 +1,7 @@
 package io.gpufleet.cli;
 
 import io.gpufleet.core.catalog.Regions;
+import io.gpufleet.core.lambda.RestoreSafeRandom;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -14,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * AWS's own host names for a bench child, so that it reaches the stubs as it reaches AWS in Lambda:
@@ -61,8 +61,12 @@ final class AwsHosts {
 
   /** Addresses of its own for this process: {@code 127.B.C.n}. */
   static AwsHosts allocate() {
-    var random = ThreadLocalRandom.current();
-    return new AwsHosts("127." + random.nextInt(16, 250) + "." + random.nextInt(0, 256) + ".");
+    return new AwsHosts(
+        "127."
+            + RestoreSafeRandom.nextInt(16, 250)
+            + "."
+            + RestoreSafeRandom.nextInt(0, 256)
+            + ".");
   }
 
   /** The {@code n}-th address (1 to 8) of this process. */

@@ -294,7 +294,7 @@ final class CostSimulation {
                 e.instanceId(),
                 e.type(),
                 e.zone(),
-                "spot".equals(e.capacityType()) ? Lifecycle.SPOT : Lifecycle.ON_DEMAND,
+                Lifecycle.fromLabel(e.capacityType()).orElse(Lifecycle.ON_DEMAND),
                 now.minus(Duration.ofHours(e.hoursAgo())),
                 "running",
                 null,

@@ -87,6 +87,7 @@ final class CostSummary {
                     .append(": ")
                     .append(String.join("; ", g.flags()))
                     .append('\n'));
+    reservations(r, sb);
     var f = new Table("FIGURE", "VALUE");
     f.add("physical GPUs / advertised units", k.physicalGpus() + " / " + k.advertisedGpuUnits());
     f.add("commitments saved", cur + " " + k.commitmentSavings());
@@ -127,5 +128,29 @@ final class CostSummary {
         .dataSources()
         .forEach((name, v) -> sb.append(name).append(": ").append(v).append('\n'));
     return sb.toString();
+  }
+
+  /**
+   * Nodes in On-Demand Capacity Reservations: billed at the On-Demand rate, which the commitments
+   * covering them discount; their rate and FOCUS PricingCategory.
+   */
+  private static void reservations(io.gpufleet.cost.model.CostReport r, StringBuilder sb) {
+    var reserved = r.nodes().stream().filter(n -> "reserved".equals(n.capacityType())).toList();
+    if (reserved.isEmpty()) {
+      return;
+    }
+    var t =
+        new Table(
+            "RESERVATION NODE", "TYPE", "ON-DEMAND /h", "EFFECTIVE /h", "CATEGORY", "PRICE SOURCE");
+    for (var n : reserved) {
+      t.add(
+          n.nodeName() == null ? n.id() : n.nodeName(),
+          n.instanceType(),
+          n.onDemandPerHour() == null ? "-" : n.onDemandPerHour().toPlainString(),
+          n.effectivePerHour() == null ? "-" : n.effectivePerHour().toPlainString(),
+          n.pricingCategory(),
+          n.priceSource());
+    }
+    sb.append(t.render());
   }
 }

@@ -183,7 +183,9 @@ final class EnvironmentReference {
                   "Spot placement scores below this are reported as a risk."),
               Map.entry(
                   "PREFLIGHT_CAPACITY_BLOCK_HOURS",
-                  "Duration asked of Capacity Block offerings (whole days)."),
+                  "Duration asked of Capacity Block offerings: "
+                      + io.gpufleet.preflight.CapacityBlocks.DURATIONS
+                      + " (EC2 refuses others)."),
               Map.entry(
                   "PREFLIGHT_PRICE_WAIT",
                   "Longest wait for one On-Demand price before the static table answers."),

@@ -26,9 +26,9 @@ import java.util.Map;
 /**
  * The shared-GPU part of the simulated cluster for the cost report: a p5 cut into MIG slices, a g6e
  * time-sliced four ways, a p5 whose GPUs a DRA driver publishes with a claim allocated to a
- * training pod; Cost Explorer answering with Savings Plans coverage of the p5 family and Reserved
- * Instance coverage of g6e.12xlarge; a Prometheus query API with DCGM utilisation and vLLM/TGI
- * token counters.
+ * training pod, a p5 in an On-Demand Capacity Reservation; Cost Explorer answering with Savings
+ * Plans coverage of the p5 family and Reserved Instance coverage of g6e.12xlarge; a Prometheus
+ * query API with DCGM utilisation and vLLM/TGI token counters.
  */
 final class SimGpuExtras {
   /** A node added here: name, instance, type, capacity type, pool, group, hours since launch. */
@@ -72,7 +72,26 @@ final class SimGpuExtras {
           null,
           "ng-dra",
           8);
-  static final List<Extra> NODES = List.of(MIG, SLICED, DRA);
+
+  /**
+   * A p5 launched into an On-Demand Capacity Reservation (Karpenter's {@code reserved} capacity
+   * type): billed at the On-Demand rate, so the p5 Savings Plan discounts it like any On-Demand p5.
+   */
+  static final Extra ODCR =
+      new Extra(
+          "ip-10-0-4-44.ec2.internal",
+          "i-0a1b2c3d4e5f60044",
+          "us-east-1a",
+          "p5.48xlarge",
+          "reserved",
+          "gpu-training-reserved",
+          null,
+          20);
+
+  /** The reservation {@link #ODCR} runs in. */
+  static final String ODCR_RESERVATION = "cr-0a1b2c3d4e5f60044";
+
+  static final List<Extra> NODES = List.of(MIG, SLICED, DRA, ODCR);
 
   private SimGpuExtras() {}
 
@@ -91,6 +110,12 @@ final class SimGpuExtras {
                 "nvidia.com/gpu.sharing-strategy", "time-slicing",
                 "nvidia.com/gpu.count", "4")));
     cluster.create(node(DRA, Map.of(), Map.of()));
+    cluster.create(
+        node(
+            ODCR,
+            Map.of("nvidia.com/gpu", "8"),
+            Map.of("karpenter.k8s.aws/capacity-reservation-id", ODCR_RESERVATION)));
+    cluster.create(pod("training", "pretrain-odcr-0", ODCR.name(), "nvidia.com/gpu", 8));
     for (int i = 0; i < 3; i++) {
       cluster.create(pod("serving", "vllm-70b-mig-" + i, MIG.name(), "nvidia.com/mig-3g.40gb", 4));
     }

@@ -105,13 +105,14 @@ class CostCommandTest {
         .contains("chart-nodepool")
         .contains("gpu-training");
     assertThat(outBytes.toString(StandardCharsets.UTF_8)).contains("cost.html written to " + html);
-    // eight demo nodes, a MIG, a time-sliced and a DRA node, plus the one earlier snapshots saw,
-    // one of them without an EC2 instance
-    assertThat(o.nodes()).isEqualTo(12);
+    // eight demo nodes, a MIG, a time-sliced, a DRA and a capacity-reservation node, plus the one
+    // earlier snapshots saw, one of them without an EC2 instance
+    assertThat(o.nodes()).isEqualTo(13);
     assertThat(o.nodesWithoutEc2Match()).isEqualTo(1);
-    // On-Demand p5s under the Savings Plan, On-Demand g6e.12xlarge under reservations
+    // On-Demand p5s (one of them in a Capacity Reservation) under the Savings Plan, On-Demand
+    // g6e.12xlarge under reservations
     assertThat(o.priceSources())
-        .containsEntry("savings-plan (cost-explorer)", 3L)
+        .containsEntry("savings-plan (cost-explorer)", 4L)
         .containsEntry("reserved (cost-explorer)", 3L);
     assertThat(o.pricingApiCalls()).isEqualTo(4);
     assertThat(o.spotSavings().signum()).isPositive();
@@ -121,6 +122,26 @@ class CostCommandTest {
         .extracting(g -> g.sharing())
         .contains("mig-mixed", "time-slicing", "dra");
     assertThat(r.kpis().commitmentSavings().signum()).isPositive();
+    // the node in the On-Demand Capacity Reservation is billed at the On-Demand rate, which the
+    // p5 Savings Plan discounts (80 % covered at 1162.45 / 2113.54 per On-Demand dollar)
+    var odcr =
+        r.nodes().stream()
+            .filter(n -> SimGpuExtras.ODCR.name().equals(n.nodeName()))
+            .findFirst()
+            .orElseThrow();
+    assertThat(odcr.capacityType()).isEqualTo("reserved");
+    assertThat(odcr.pricingCategory()).isEqualTo("Standard");
+    assertThat(odcr.priceSource()).isEqualTo("savings-plan (cost-explorer)");
+    double cover = 2113.54 / 2641.92;
+    double factor = 1 - cover + cover * (1162.45 / 2113.54);
+    assertThat(odcr.effectivePerHour().doubleValue())
+        .isCloseTo(
+            odcr.onDemandPerHour().doubleValue() * factor,
+            org.assertj.core.api.Assertions.within(1e-3));
+    assertThat(odcr.commitmentSavings().signum()).isPositive();
+    assertThat(outBytes.toString(StandardCharsets.UTF_8))
+        .contains("RESERVATION NODE")
+        .containsPattern(SimGpuExtras.ODCR.name() + " +p5.48xlarge .*Standard +savings-plan");
     assertThat(r.kpis().gpuUtilisationPercent()).isNotNull();
     assertThat(r.kpis().costPerMillionOutputTokens()).isNotNull();
     assertThat(r.nodes())

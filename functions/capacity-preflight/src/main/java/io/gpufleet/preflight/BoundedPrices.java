@@ -43,6 +43,21 @@ public final class BoundedPrices implements OnDemandPrices, AutoCloseable {
   }
 
   @Override
+  public void beginRun() {
+    delegate.beginRun();
+  }
+
+  @Override
+  public int apiCalls() {
+    return delegate.apiCalls();
+  }
+
+  @Override
+  public void flush() {
+    delegate.flush();
+  }
+
+  @Override
   public void close() {
     lookups.shutdownNow();
   }

@@ -26,7 +26,10 @@ public interface CapacityPort {
   /** Instances still available in active open On-Demand Capacity Reservations, per type. */
   Map<String, Integer> availableReservations(String region, Collection<String> instanceTypes);
 
-  /** Capacity Block for ML offerings for {@code count} instances of a P type. */
+  /**
+   * Capacity Block for ML offerings for {@code count} (at most 64) instances of a P or Trainium
+   * type, {@code durationHours} one EC2 takes ({@link CapacityBlocks#validDuration}).
+   */
   List<CapacityBlockOffer> capacityBlocks(
       String region, String instanceType, int count, int durationHours);
 

@@ -6,7 +6,6 @@ import io.gpufleet.core.catalog.InstanceSpec;
 import io.gpufleet.core.catalog.QuotaBucket;
 import io.gpufleet.core.pricing.HourlyPrice;
 import io.gpufleet.core.pricing.PricingEndpoint;
-import io.gpufleet.preflight.model.CapacityBlockOffer;
 import io.gpufleet.preflight.model.EntryChoice;
 import io.gpufleet.preflight.model.Plan;
 import io.gpufleet.preflight.model.PlanEntry;
@@ -95,6 +94,7 @@ public final class PreflightPlanner {
     var allocated = new TreeMap<QuotaBucket.Key, Double>();
     var choices = new ArrayList<EntryChoice>();
     var missingSpecs = new LinkedHashSet<String>();
+    var capacity = new CapacityChecks();
     Integer regionScore = null;
     BigDecimal cost = BigDecimal.ZERO;
     boolean anyPrice = false;
@@ -184,7 +184,7 @@ public final class PreflightPlanner {
           regionScore = regionScore == null ? 1 : Math.min(regionScore, 1);
         }
       }
-      capacityChecks(entry, chosen, spec, facts, warnings, notes);
+      capacity.check(entry, chosen, facts, warnings, notes);
 
       BigDecimal unit = null;
       String source = null;
@@ -422,78 +422,6 @@ public final class PreflightPlanner {
     missing.add(type);
     return InstanceCatalog.find(type)
         .orElseThrow(() -> new IllegalStateException("no spec for " + type));
-  }
-
-  private static void capacityChecks(
-      PlanEntry entry,
-      String type,
-      InstanceSpec spec,
-      RegionFacts facts,
-      List<String> warnings,
-      List<String> notes) {
-    if (entry.capacityType() != CapacityType.ON_DEMAND) {
-      return;
-    }
-    int reserved = facts.availableReservations().getOrDefault(type, 0);
-    if (reserved >= entry.count()) {
-      notes.add(
-          "open On-Demand Capacity Reservations have "
-              + reserved
-              + " × "
-              + type
-              + " available: '"
-              + entry.name()
-              + "' is covered");
-      return;
-    }
-    if (spec.bucket() != QuotaBucket.P) {
-      if (reserved > 0) {
-        notes.add(
-            "open On-Demand Capacity Reservations cover "
-                + reserved
-                + " of "
-                + entry.count()
-                + " × "
-                + type);
-      }
-      return;
-    }
-    List<CapacityBlockOffer> blocks = facts.capacityBlocks().getOrDefault(type, List.of());
-    var sb = new StringBuilder();
-    sb.append(type)
-        .append(" On-Demand is often out of capacity: Capacity Reservations cover ")
-        .append(reserved)
-        .append(" of ")
-        .append(entry.count());
-    if (blocks.isEmpty()) {
-      sb.append("; no Capacity Block offering found");
-    } else {
-      var first =
-          blocks.stream().min(Comparator.comparing(CapacityBlockOffer::start)).orElseThrow();
-      sb.append("; ")
-          .append(blocks.size())
-          .append(" Capacity Block offering")
-          .append(blocks.size() == 1 ? "" : "s")
-          .append(", earliest ")
-          .append(first.instanceCount())
-          .append(" × ")
-          .append(type)
-          .append(" in ")
-          .append(first.availabilityZone())
-          .append(" from ")
-          .append(first.start())
-          .append(" for ")
-          .append(first.durationHours())
-          .append(" h");
-      if (first.upfrontFee() != null) {
-        sb.append(" (")
-            .append(first.upfrontFee().toPlainString())
-            .append(' ')
-            .append(first.currency() == null ? "USD" : first.currency())
-            .append(" upfront)");
-      }
-    }
-    warnings.add(sb.toString());
   }
 
   private static final Comparator<RegionResult> RANKING =

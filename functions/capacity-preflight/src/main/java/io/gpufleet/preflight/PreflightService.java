@@ -335,15 +335,15 @@ public final class PreflightService {
           continue;
         }
         for (String t : e.instanceTypes()) {
-          if (InstanceCatalog.bucketOf(t) == QuotaBucket.P && !blocks.containsKey(t)) {
+          if (CapacityBlocks.offered(t) && !blocks.containsKey(t)) {
+            // one block holds at most 64: larger entries need several blocks of that size
+            int perBlock = Math.min(CapacityBlocks.MAX_PER_BLOCK, e.count());
             blocks.put(
                 t,
                 call(
                     exec,
                     permits,
-                    () ->
-                        ec2.capacityBlocks(
-                            region, t, Math.min(64, e.count()), settings.capacityBlockHours())));
+                    () -> ec2.capacityBlocks(region, t, perBlock, settings.capacityBlockHours())));
           }
         }
       }

@@ -20,7 +20,8 @@ import java.util.Optional;
  *       region, default 8), {@code PREFLIGHT_REGION_TIMEOUT} (default 20s): after it a region is
  *       UNKNOWN
  *   <li>{@code PREFLIGHT_WARN_PERCENT} (default 80), {@code PREFLIGHT_LOW_SPOT_SCORE} (default 3)
- *   <li>{@code PREFLIGHT_CAPACITY_BLOCK_HOURS} (default 24): duration asked of Capacity Blocks
+ *   <li>{@code PREFLIGHT_CAPACITY_BLOCK_HOURS} (default 24): duration asked of Capacity Blocks, one
+ *       EC2 takes ({@link CapacityBlocks#DURATIONS})
  *   <li>{@code RESULTS_BUCKET}, {@code RESULTS_PREFIX} (default preflight/): where reports and
  *       dedupe markers go
  *   <li>{@code QUOTA_INCREASE_ENABLED} (default false), {@code QUOTA_INCREASE_MAX_VCPU}: never ask
@@ -164,12 +165,25 @@ public record PreflightSettings(
         s.duration("PREFLIGHT_REGION_TIMEOUT", Duration.ofSeconds(20), Duration.ofMinutes(10)),
         s.integer("PREFLIGHT_WARN_PERCENT", 80, 1, 100),
         s.integer("PREFLIGHT_LOW_SPOT_SCORE", 3, 1, 10),
-        s.integer("PREFLIGHT_CAPACITY_BLOCK_HOURS", 24, 24, 182 * 24),
+        blockHours(s),
         s.optional("RESULTS_BUCKET"),
         prefix.isEmpty() || prefix.endsWith("/") ? prefix : prefix + "/",
         increase,
         cap,
         s.integer("QUOTA_INCREASE_FACTOR", 2, 1, 10));
+  }
+
+  /** PREFLIGHT_CAPACITY_BLOCK_HOURS, held to the durations EC2 takes before anything is asked. */
+  private static int blockHours(Settings s) {
+    String name = "PREFLIGHT_CAPACITY_BLOCK_HOURS";
+    int hours =
+        s.integer(
+            name, CapacityBlocks.MIN_HOURS, CapacityBlocks.MIN_HOURS, CapacityBlocks.MAX_HOURS);
+    try {
+      return CapacityBlocks.checkDuration(name, hours);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
   }
 
   /** Splits s3://bucket/key; a precise error when it is not one. */

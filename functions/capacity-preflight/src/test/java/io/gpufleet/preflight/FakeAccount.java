@@ -39,6 +39,10 @@ final class FakeAccount implements CapacityPort, QuotaPort, UsagePort {
   final Map<String, RuntimeException> failures = new ConcurrentHashMap<>();
   final Set<String> hanging = ConcurrentHashMap.newKeySet();
   final List<String> calls = new CopyOnWriteArrayList<>();
+
+  /** Capacity Block queries as "type xCount for Hh". */
+  final List<String> blockQueries = new CopyOnWriteArrayList<>();
+
   final List<QuotaRequest> requested = new CopyOnWriteArrayList<>();
   final Map<String, List<QuotaRequest>> history = new ConcurrentHashMap<>();
   final AtomicInteger inFlight = new AtomicInteger();
@@ -150,6 +154,7 @@ final class FakeAccount implements CapacityPort, QuotaPort, UsagePort {
   public List<CapacityBlockOffer> capacityBlocks(
       String region, String instanceType, int count, int durationHours) {
     enter(region, "capacityBlocks");
+    blockQueries.add(instanceType + " x" + count + " for " + durationHours + "h");
     return List.of();
   }
 

@@ -3,7 +3,6 @@ package io.gpufleet.cost;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.outcome.OutcomeReporter;
-import io.gpufleet.core.pricing.OnDemandPriceChain;
 import io.gpufleet.core.pricing.OnDemandPrices;
 import io.gpufleet.core.store.BlobStorePort;
 import io.gpufleet.cost.model.ClusterNode;
@@ -292,10 +291,8 @@ public final class CostReportService {
       return answer(outcomes);
     }
     // shared by every cluster, done once per run: prices, Spot history, commitments
-    if (onDemand instanceof OnDemandPriceChain chain) {
-      chain.beginRun();
-    }
-    int apiBefore = onDemand instanceof OnDemandPriceChain c ? c.apiCalls() : 0;
+    onDemand.beginRun();
+    int apiBefore = onDemand.apiCalls();
     prefetchPrices(inventories.values(), window, progress);
     var spotTypes = new TreeSet<String>();
     for (Inventory inv : inventories.values()) {
@@ -339,6 +336,7 @@ public final class CostReportService {
       shared.add("commitment rates unavailable (" + e.getMessage() + "): list prices used");
       commit = Commitments.none("commitment source failed: " + e.getMessage());
     }
+    commit.fallbacks().forEach(f -> shared.add("commitments: " + f));
     progress.step("commitments: " + commit.source());
     var reports = new LinkedHashMap<String, CostReport>();
     boolean pricingCounted = false;
@@ -380,10 +378,7 @@ public final class CostReportService {
         var f = focus;
         f.key(t.name(), window).ifPresent(k -> outputs.put("focus", f.write(store, k, report)));
         // the run's Pricing API calls are shared: counted once, on the first cluster reported
-        int apiCalls =
-            pricingCounted || !(onDemand instanceof OnDemandPriceChain c)
-                ? 0
-                : c.apiCalls() - apiBefore;
+        int apiCalls = pricingCounted ? 0 : onDemand.apiCalls() - apiBefore;
         pricingCounted = true;
         var o = reported(t.name(), window, report, outputs, apiCalls, t0, warnings);
         reporter.report(new CostReporting.Run(o, report));
@@ -398,9 +393,7 @@ public final class CostReportService {
         outcomes.put(t.name(), o);
       }
     }
-    if (onDemand instanceof OnDemandPriceChain chain) {
-      chain.flush();
-    }
+    onDemand.flush();
     lastReports = java.util.Collections.unmodifiableMap(reports);
     lastReport = reports.get(first);
     return answer(outcomes);

@@ -128,60 +128,12 @@ public final class ReportBuilder {
           BigDecimal.valueOf(Duration.between(span[0], span[1]).toNanos(), 9)
               .divide(BigDecimal.valueOf(3600), MC);
       var notes = new ArrayList<String>();
-      var priced = in.onDemand().hourly(n.region(), n.instanceType());
-      if (priced.isPresent() && !priced.get().currency().equals(currency)) {
-        // never add a USD price into a CNY report (or the reverse) as if it were the same money
-        notes.add(
-            "On-Demand price in "
-                + priced.get().currency()
-                + " ignored: this report is in "
-                + currency);
-      }
-      Optional<HourlyPrice> od = priced.filter(p -> p.currency().equals(currency));
-      BigDecimal list = od.map(p -> p.perHour().multiply(hoursBd, MC)).orElse(null);
-      BigDecimal effective;
-      String source;
-      String priceDetail = null;
-      if (n.lifecycle() == Lifecycle.SPOT) {
-        var spot = in.spot().cost(n.zone(), n.instanceType(), span[0], span[1]);
-        if (spot.isPresent()) {
-          effective = spot.get();
-          source = label(PriceSource.SPOT_HISTORY);
-        } else {
-          effective = list;
-          source = od.map(p -> label(p.source())).orElse("unknown");
-          notes.add("no Spot price history for " + n.zone() + ": On-Demand price used");
-        }
-        if (list == null && effective != null) {
-          list = effective;
-          notes.add("no On-Demand price: list cost shown at the Spot price");
-        }
-      } else {
-        effective = list;
-        source = od.map(p -> label(p.source())).orElse("unknown");
-        if (n.lifecycle() == Lifecycle.ON_DEMAND) {
-          var c =
-              in.commitments()
-                  .effective(
-                      n.region(), n.instanceType(), od.map(HourlyPrice::perHour).orElse(null));
-          if (c.isPresent()) {
-            effective = c.get().perHour().multiply(hoursBd, MC);
-            if (list == null) {
-              list = effective;
-            }
-            source = c.get().source();
-            priceDetail = c.get().detail();
-          }
-        }
-        if (n.lifecycle() == Lifecycle.CAPACITY_BLOCK) {
-          notes.add("Capacity Block prices are not in the public price list: On-Demand equivalent");
-        }
-      }
-      if (effective == null) {
-        effective = BigDecimal.ZERO;
-        list = BigDecimal.ZERO;
-        notes.add("no price known for " + n.instanceType() + " in " + n.region());
-      }
+      var billed = NodeBilling.price(n, span, hoursBd, currency, in, notes);
+      Optional<HourlyPrice> od = billed.onDemand();
+      BigDecimal list = billed.list();
+      BigDecimal effective = billed.effective();
+      String source = billed.source();
+      String priceDetail = billed.detail();
       od.flatMap(HourlyPrice::asOf)
           .ifPresent(d -> notes.add("On-Demand price as of " + d + " (" + od.get().source() + ")"));
       if (!n.ec2Matched()) {
@@ -232,7 +184,7 @@ public final class ReportBuilder {
       BigDecimal effCents = effective.setScale(2, RoundingMode.HALF_EVEN);
       BigDecimal listCents = list.setScale(2, RoundingMode.HALF_EVEN);
       String capacityType = n.lifecycle().label();
-      String category = n.lifecycle().pricingCategory();
+      String category = billed.category();
       double scaleGpu = 1.0;
       double rawRequested = 0;
       for (var d : demands) {

@@ -221,6 +221,57 @@ class CostReportServiceTest {
     assertThat(o.warnings()).anyMatch(w -> w.contains("Spot price history unavailable"));
   }
 
+  @Test
+  void shouldPriceAReservationNodeUnderItsCommitmentsAndNameEachCommitmentFallback() {
+    // Given a g6e node in an On-Demand Capacity Reservation, half covered by Reserved Instances,
+    // and a Cost Explorer answer that had no Savings Plans data
+    cluster.nodes.add(gpuNode("r1", "i-0odcr", "g6e.12xlarge", 4, "reserved", DAY1));
+    ec2.instances.add(instance("i-0odcr", "g6e.12xlarge", Lifecycle.RESERVED, DAY1));
+    String fallback =
+        "Savings Plans: Cost Explorer has no data (GetSavingsPlansCoverage answered"
+            + " DataUnavailableException): none applied";
+    CommitmentPort ce =
+        w ->
+            new io.gpufleet.cost.model.Commitments(
+                io.gpufleet.cost.model.Commitments.COST_EXPLORER,
+                java.util.Map.of(),
+                1,
+                java.util.Map.of(
+                    "us-east-1/g6e.12xlarge",
+                    new io.gpufleet.cost.model.Commitments.Coverage(0.5, "half")),
+                0.6,
+                java.util.Map.of(),
+                List.of("Cost Explorer summary", fallback),
+                List.of(fallback));
+    time.set(DAY2);
+
+    var o =
+        new CostReportService(
+                CostSettings.defaults(CLUSTER),
+                Fixtures.REGION,
+                cluster,
+                ec2,
+                spot,
+                new StaticPrices(),
+                store,
+                CostReporting.reporter(metrics, publisher, notifier),
+                clock,
+                ce,
+                UtilisationPort.none("off"))
+            .run(new CostReportService.Request("last-day", null, false), progress::add);
+
+    // Then it pays the On-Demand rate less the reservations' discount: half at 0.6 = 0.8 of list
+    var node = nodeById(readReport(o), "i-0odcr");
+    assertThat(node.priceSource()).isEqualTo("reserved (cost-explorer)");
+    assertThat(node.pricingCategory()).isEqualTo("Standard");
+    assertThat(node.effectivePerHour().doubleValue())
+        .isCloseTo(
+            node.onDemandPerHour().doubleValue() * 0.8,
+            org.assertj.core.api.Assertions.within(1e-4));
+    // and the run names the fallback among its warnings
+    assertThat(o.warnings()).contains("commitments: " + fallback);
+  }
+
   CostReport readReport(CostOutcome o) {
     String key = o.outputs().get("json").substring("memory:".length());
     try {

@@ -109,7 +109,7 @@ class ReportBuilderTest {
     assertThat(csv.lines().count()).isEqualTo(5);
     assertThat(csv)
         .contains(
-            ",On-Demand,i-0a,a,us-east-1,us-east-1a,gpu-pool,g6e.12xlarge,on-demand,ml,team-ml,train,");
+            ",Standard,i-0a,a,us-east-1,us-east-1a,gpu-pool,g6e.12xlarge,on-demand,ml,team-ml,train,");
   }
 
   static BigDecimal sum(List<CostReport.Rollup> rollups) {

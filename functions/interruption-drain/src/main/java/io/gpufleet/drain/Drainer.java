@@ -1,5 +1,6 @@
 package io.gpufleet.drain;
 
+import io.gpufleet.core.lambda.RestoreSafeRandom;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.model.CheckpointReport;
 import io.gpufleet.drain.model.EvictionResult;
@@ -317,7 +318,7 @@ public final class Drainer {
   /** Between half and all of the backoff, so retries of many pods do not arrive in lockstep. */
   static Duration jitter(Duration backoff) {
     long ms = backoff.toMillis();
-    return Duration.ofMillis(ms / 2 + io.gpufleet.core.lambda.FreshRandom.nextLong(ms / 2 + 1));
+    return Duration.ofMillis(ms / 2 + RestoreSafeRandom.nextLong(ms / 2 + 1));
   }
 
   /** Polls the node's pods until none we wait for remain; returns when that happened, or null. */

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpufleet.core.lambda.RestoreSafeRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,7 +23,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * One test's share of the shared {@link RealCluster}: a fresh namespace, and the nodes the test
@@ -55,7 +55,7 @@ public final class RealNamespace implements AutoCloseable {
     String name =
         (base.isEmpty() ? "test" : base)
             + "-"
-            + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36 * 36), 36);
+            + Integer.toString(RestoreSafeRandom.nextInt(0, 36 * 36 * 36 * 36), 36);
     cluster
         .admin()
         .namespaces()

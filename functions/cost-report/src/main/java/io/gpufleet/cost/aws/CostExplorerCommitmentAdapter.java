@@ -2,6 +2,7 @@ package io.gpufleet.cost.aws;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gpufleet.core.aws.AwsCallException;
 import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.cost.CommitmentPort;
 import io.gpufleet.cost.model.Commitments;
@@ -13,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Savings Plans and Reserved Instance coverage from Cost Explorer (endpoint ce.us-east-1, USD 0.01
@@ -21,8 +23,9 @@ import java.util.Map;
  * <ol>
  *   <li>GetSavingsPlansCoverage grouped by INSTANCE_FAMILY and REGION: the share of each family's
  *       EC2 On-Demand-equivalent spend the plans covered (SpendCoveredBySavingsPlans / TotalCost);
- *   <li>GetSavingsPlansUtilization: what a plan dollar buys (UsedCommitment /
- *       OnDemandCostEquivalent);
+ *   <li>GetSavingsPlansUtilization of Compute and EC2 Instance plans only ({@code
+ *       SAVINGS_PLANS_TYPE}; without it SageMaker plans blend into the EC2 rate): what a plan
+ *       dollar buys (UsedCommitment / OnDemandCostEquivalent);
  *   <li>GetReservationCoverage grouped by INSTANCE_TYPE and REGION: the share of each type's
  *       running hours reservations covered (ReservedHours / TotalRunningHours);
  *   <li>GetReservationUtilization: what reservations cost per On-Demand dollar of the hours they
@@ -30,11 +33,25 @@ import java.util.Map;
  *       dearer, as they should).
  * </ol>
  *
- * All through {@link AwsJson} (every page followed). Cost Explorer data is daily and lags by up to
- * a day: a window's last day may be partial.
+ * All through {@link AwsJson} (every page followed). The two kinds fail on their own: an account
+ * without plans answers {@code DataUnavailableException}, which leaves the Reserved Instance reads
+ * standing (and the reverse); a kind whose coverage or rate cannot be read is not applied, and the
+ * note says so. Only when both fail does the read fail. Cost Explorer data is daily and lags by up
+ * to a day: a window's last day may be partial.
  */
 public final class CostExplorerCommitmentAdapter implements CommitmentPort {
   static final String EC2 = "Amazon Elastic Compute Cloud - Compute";
+
+  /**
+   * The {@code SAVINGS_PLANS_TYPE} values of the plans that can cover EC2 instances (Cost
+   * Explorer's dimension values; SageMaker and other plans would blend into the EC2 rate).
+   */
+  static final List<String> EC2_PLAN_TYPES =
+      List.of("ComputeSavingsPlans", "EC2InstanceSavingsPlans");
+
+  /** What Cost Explorer answers for an account without plans or reservations in the window. */
+  static final String DATA_UNAVAILABLE = "DataUnavailableException";
+
   private final AwsJson ce;
 
   /**
@@ -53,110 +70,64 @@ public final class CostExplorerCommitmentAdapter implements CommitmentPort {
     LocalDate start = w.start().atZone(ZoneOffset.UTC).toLocalDate();
     LocalDate end = w.end().atZone(ZoneOffset.UTC).toLocalDate().plusDays(1);
     var notes = new ArrayList<String>();
-    int[] pages = {0};
+    var failures = new ArrayList<AwsCallException>();
+    int[] requests = {0};
 
-    // Savings Plans coverage per family and region
-    var spCovered = new HashMap<String, double[]>();
-    ObjectNode spCoverage = period(start, end).put("Granularity", "DAILY");
-    groupBy(spCoverage, "INSTANCE_FAMILY", "REGION");
-    spCoverage.set("Filter", ec2());
-    ce.paginate(
-        "GetSavingsPlansCoverage",
-        spCoverage,
-        page -> {
-          pages[0]++;
-          for (JsonNode c : page.path("SavingsPlansCoverages")) {
-            JsonNode attrs = c.path("Attributes");
-            String family = attr(attrs, "instancefamily", "instancetypefamily");
-            String region = attr(attrs, "region");
-            JsonNode coverage = c.path("Coverage");
-            if (family == null || region == null || !coverage.isObject()) {
-              continue;
-            }
-            var acc = spCovered.computeIfAbsent(region + "/" + family, k -> new double[2]);
-            acc[0] += num(coverage.path("SpendCoveredBySavingsPlans"));
-            acc[1] += num(coverage.path("TotalCost"));
-          }
-        });
-
-    JsonNode spTotal = ce.call("GetSavingsPlansUtilization", period(start, end)).path("Total");
-    double spRatio = 1;
-    if (spTotal.path("Savings").isObject() && spTotal.path("Utilization").isObject()) {
-      double used = num(spTotal.path("Utilization").path("UsedCommitment"));
-      double odEq = num(spTotal.path("Savings").path("OnDemandCostEquivalent"));
-      if (odEq > 0) {
-        spRatio = used / odEq;
-      }
-    }
-
-    // Reserved Instance coverage per type and region
-    var riHours = new HashMap<String, double[]>();
-    ObjectNode riCoverage = period(start, end).put("Granularity", "DAILY");
-    groupBy(riCoverage, "INSTANCE_TYPE", "REGION");
-    riCoverage.set("Filter", ec2());
-    ce.paginate(
-        "GetReservationCoverage",
-        riCoverage,
-        "NextPageToken",
-        AwsJson.DEFAULT_MAX_PAGES,
-        page -> {
-          pages[0]++;
-          for (JsonNode t : page.path("CoveragesByTime")) {
-            for (JsonNode g : t.path("Groups")) {
-              String type = attr(g.path("Attributes"), "instancetype");
-              String region = attr(g.path("Attributes"), "region");
-              JsonNode hours = g.path("Coverage").path("CoverageHours");
-              if (type == null || region == null || !hours.isObject()) {
-                continue;
-              }
-              var acc = riHours.computeIfAbsent(region + "/" + type, k -> new double[2]);
-              acc[0] += num(hours.path("ReservedHours"));
-              acc[1] += num(hours.path("TotalRunningHours"));
-            }
-          }
-        });
-
-    ObjectNode riUtilisation = period(start, end);
-    riUtilisation.set("Filter", ec2());
-    JsonNode riTotal = ce.call("GetReservationUtilization", riUtilisation).path("Total");
-    double riRatio = 1;
-    if (riTotal.isObject()) {
-      double fee = num(riTotal.path("TotalAmortizedFee"));
-      double od = num(riTotal.path("OnDemandCostOfRIHoursUsed"));
-      if (od > 0) {
-        riRatio = fee / od;
-      }
-    }
-
+    // Savings Plans: coverage per family and region, then what a plan dollar buys
     var sp = new HashMap<String, Commitments.Coverage>();
-    spCovered.forEach(
-        (k, v) -> {
-          if (v[1] > 0 && v[0] > 0) {
-            sp.put(
-                k,
-                new Commitments.Coverage(
-                    Math.min(1, v[0] / v[1]),
-                    String.format(
-                        Locale.ROOT,
-                        "%s: USD %.2f of USD %.2f On-Demand-equivalent spend",
-                        k,
-                        v[0],
-                        v[1])));
-          }
-        });
+    double spRatio = 1;
+    var spCovered =
+        read(
+            "GetSavingsPlansCoverage",
+            "Savings Plans",
+            notes,
+            failures,
+            () -> savingsPlansCoverage(start, end, requests));
+    Double spRead =
+        spCovered == null
+            ? null
+            : read(
+                "GetSavingsPlansUtilization",
+                "Savings Plans",
+                notes,
+                failures,
+                () -> savingsPlansRatio(start, end, requests));
+    if (spRead != null) {
+      spRatio = spRead;
+      coverage(spCovered, sp, "USD %.2f of USD %.2f On-Demand-equivalent spend");
+    }
+
+    // Reserved Instances: coverage per type and region, then their cost per On-Demand dollar
     var ri = new HashMap<String, Commitments.Coverage>();
-    riHours.forEach(
-        (k, v) -> {
-          if (v[1] > 0 && v[0] > 0) {
-            ri.put(
-                k,
-                new Commitments.Coverage(
-                    Math.min(1, v[0] / v[1]),
-                    String.format(
-                        Locale.ROOT, "%s: %.1f of %.1f running hours reserved", k, v[0], v[1])));
-          }
-        });
+    double riRatio = 1;
+    var riHours =
+        read(
+            "GetReservationCoverage",
+            "Reserved Instances",
+            notes,
+            failures,
+            () -> reservationCoverage(start, end, requests));
+    Double riRead =
+        riHours == null
+            ? null
+            : read(
+                "GetReservationUtilization",
+                "Reserved Instances",
+                notes,
+                failures,
+                () -> reservationRatio(start, end, requests));
+    if (riRead != null) {
+      riRatio = riRead;
+      coverage(riHours, ri, "%.1f of %.1f running hours reserved");
+    }
+    if (failures.size() == 2) {
+      // neither half could be read (each fails at most once: its second read is then skipped):
+      // the caller names the failure and prices at list
+      throw failures.get(0);
+    }
+    var fallbacks = List.copyOf(notes);
     notes.add(
+        0,
         String.format(
             Locale.ROOT,
             "Cost Explorer %s..%s: %d families with Savings Plans coverage (USD %.3f per"
@@ -168,9 +139,158 @@ public final class CostExplorerCommitmentAdapter implements CommitmentPort {
             spRatio,
             ri.size(),
             riRatio,
-            pages[0] + 2));
+            requests[0]));
     return new Commitments(
-        Commitments.COST_EXPLORER, sp, spRatio, ri, riRatio, Map.of(), List.copyOf(notes));
+        Commitments.COST_EXPLORER,
+        sp,
+        spRatio,
+        ri,
+        riRatio,
+        Map.of(),
+        List.copyOf(notes),
+        fallbacks);
+  }
+
+  /**
+   * One read, failing on its own: an account without plans or reservations answers {@code
+   * DataUnavailableException} (nothing to apply); any other error leaves that commitment kind out.
+   * Either way the fallback is named in {@code notes}; null when the read gave nothing to apply.
+   */
+  private static <T> T read(
+      String operation,
+      String kind,
+      List<String> notes,
+      List<AwsCallException> failures,
+      Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (AwsCallException e) {
+      if (DATA_UNAVAILABLE.equals(e.code())) {
+        notes.add(
+            kind
+                + ": Cost Explorer has no data ("
+                + operation
+                + " answered "
+                + DATA_UNAVAILABLE
+                + "): none applied");
+      } else {
+        failures.add(e);
+        notes.add(
+            kind
+                + " not applied: "
+                + operation
+                + " failed ("
+                + e.code()
+                + (e.awsMessage() == null ? "" : ": " + e.awsMessage())
+                + "); those nodes at list price");
+      }
+      return null;
+    }
+  }
+
+  private Map<String, double[]> savingsPlansCoverage(
+      LocalDate start, LocalDate end, int[] requests) {
+    var covered = new HashMap<String, double[]>();
+    ObjectNode input = period(start, end).put("Granularity", "DAILY");
+    groupBy(input, "INSTANCE_FAMILY", "REGION");
+    // no SAVINGS_PLANS_TYPE filter here (the operation takes none); EC2 usage is covered only by
+    // Compute and EC2 Instance plans anyway
+    input.set("Filter", dimension("SERVICE", EC2));
+    ce.paginate(
+        "GetSavingsPlansCoverage",
+        input,
+        page -> {
+          requests[0]++;
+          for (JsonNode c : page.path("SavingsPlansCoverages")) {
+            JsonNode attrs = c.path("Attributes");
+            String family = attr(attrs, "instancefamily", "instancetypefamily");
+            String region = attr(attrs, "region");
+            JsonNode coverage = c.path("Coverage");
+            if (family == null || region == null || !coverage.isObject()) {
+              continue;
+            }
+            var acc = covered.computeIfAbsent(region + "/" + family, k -> new double[2]);
+            acc[0] += num(coverage.path("SpendCoveredBySavingsPlans"));
+            acc[1] += num(coverage.path("TotalCost"));
+          }
+        });
+    return covered;
+  }
+
+  /** UsedCommitment / OnDemandCostEquivalent of the plans that can cover EC2 only. */
+  private double savingsPlansRatio(LocalDate start, LocalDate end, int[] requests) {
+    ObjectNode input = period(start, end);
+    input.set("Filter", dimension("SAVINGS_PLANS_TYPE", EC2_PLAN_TYPES.toArray(String[]::new)));
+    requests[0]++;
+    JsonNode total = ce.call("GetSavingsPlansUtilization", input).path("Total");
+    if (total.path("Savings").isObject() && total.path("Utilization").isObject()) {
+      double used = num(total.path("Utilization").path("UsedCommitment"));
+      double odEq = num(total.path("Savings").path("OnDemandCostEquivalent"));
+      if (odEq > 0) {
+        return used / odEq;
+      }
+    }
+    return 1;
+  }
+
+  private Map<String, double[]> reservationCoverage(
+      LocalDate start, LocalDate end, int[] requests) {
+    var hours = new HashMap<String, double[]>();
+    ObjectNode input = period(start, end).put("Granularity", "DAILY");
+    groupBy(input, "INSTANCE_TYPE", "REGION");
+    input.set("Filter", dimension("SERVICE", EC2));
+    ce.paginate(
+        "GetReservationCoverage",
+        input,
+        "NextPageToken",
+        AwsJson.DEFAULT_MAX_PAGES,
+        page -> {
+          requests[0]++;
+          for (JsonNode t : page.path("CoveragesByTime")) {
+            for (JsonNode g : t.path("Groups")) {
+              String type = attr(g.path("Attributes"), "instancetype");
+              String region = attr(g.path("Attributes"), "region");
+              JsonNode h = g.path("Coverage").path("CoverageHours");
+              if (type == null || region == null || !h.isObject()) {
+                continue;
+              }
+              var acc = hours.computeIfAbsent(region + "/" + type, k -> new double[2]);
+              acc[0] += num(h.path("ReservedHours"));
+              acc[1] += num(h.path("TotalRunningHours"));
+            }
+          }
+        });
+    return hours;
+  }
+
+  /** TotalAmortizedFee / OnDemandCostOfRIHoursUsed of EC2 reservations. */
+  private double reservationRatio(LocalDate start, LocalDate end, int[] requests) {
+    ObjectNode input = period(start, end);
+    input.set("Filter", dimension("SERVICE", EC2));
+    requests[0]++;
+    JsonNode total = ce.call("GetReservationUtilization", input).path("Total");
+    if (total.isObject()) {
+      double fee = num(total.path("TotalAmortizedFee"));
+      double od = num(total.path("OnDemandCostOfRIHoursUsed"));
+      if (od > 0) {
+        return fee / od;
+      }
+    }
+    return 1;
+  }
+
+  private static void coverage(
+      Map<String, double[]> sums, Map<String, Commitments.Coverage> out, String detail) {
+    sums.forEach(
+        (k, v) -> {
+          if (v[1] > 0 && v[0] > 0) {
+            out.put(
+                k,
+                new Commitments.Coverage(
+                    Math.min(1, v[0] / v[1]),
+                    k + ": " + String.format(Locale.ROOT, detail, v[0], v[1])));
+          }
+        });
   }
 
   /** A request naming the window's days: {@code TimePeriod} {Start, End (exclusive)}. */
@@ -187,10 +307,13 @@ public final class CostExplorerCommitmentAdapter implements CommitmentPort {
     }
   }
 
-  /** EC2 compute only: {@code Dimensions} {Key SERVICE, Values [EC2]}. */
-  private static ObjectNode ec2() {
+  /** {@code Dimensions} {Key, Values}. */
+  private static ObjectNode dimension(String key, String... values) {
     ObjectNode filter = AwsJson.input();
-    filter.putObject("Dimensions").put("Key", "SERVICE").putArray("Values").add(EC2);
+    var list = filter.putObject("Dimensions").put("Key", key).putArray("Values");
+    for (String v : values) {
+      list.add(v);
+    }
     return filter;
   }
 

@@ -20,7 +20,9 @@ import java.util.Optional;
  *       p5.*}) for accounts without Cost Explorer access.
  * </ul>
  *
- * {@code none} leaves every On-Demand node at its list price. Spot nodes are never covered.
+ * {@code none} leaves every On-Demand node at its list price. Spot nodes are never covered. {@code
+ * fallbacks} names each read that failed or had no data and what was done instead (also among
+ * {@code notes}); the report lists them among its warnings.
  */
 public record Commitments(
     String source,
@@ -29,7 +31,27 @@ public record Commitments(
     Map<String, Coverage> reservedByType,
     double reservedRatio,
     Map<String, BigDecimal> rateTable,
-    List<String> notes) {
+    List<String> notes,
+    List<String> fallbacks) {
+
+  public Commitments(
+      String source,
+      Map<String, Coverage> savingsPlansByFamily,
+      double savingsPlanRatio,
+      Map<String, Coverage> reservedByType,
+      double reservedRatio,
+      Map<String, BigDecimal> rateTable,
+      List<String> notes) {
+    this(
+        source,
+        savingsPlansByFamily,
+        savingsPlanRatio,
+        reservedByType,
+        reservedRatio,
+        rateTable,
+        notes,
+        List.of());
+  }
 
   /** A share of On-Demand usage covered (0..1) and what it was measured on. */
   public record Coverage(double covered, String detail) {}

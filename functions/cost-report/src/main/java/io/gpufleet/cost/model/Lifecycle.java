@@ -3,29 +3,29 @@ package io.gpufleet.cost.model;
 import java.util.Locale;
 import java.util.Optional;
 
-/** How an instance is bought; decides its price and its FOCUS PricingCategory. */
+/**
+ * How an instance is bought, as EC2 and the node labels say; how each is billed (and its FOCUS
+ * PricingCategory) is {@code io.gpufleet.cost.NodeBilling}'s.
+ */
 public enum Lifecycle {
-  ON_DEMAND("on-demand", "On-Demand"),
-  SPOT("spot", "Dynamic"),
-  /** Launched into an On-Demand Capacity Reservation (billed at the On-Demand rate). */
-  RESERVED("reserved", "Commitment-Based"),
+  ON_DEMAND("on-demand"),
+  SPOT("spot"),
+  /**
+   * Launched into an On-Demand Capacity Reservation: billed at the On-Demand rate, and Savings
+   * Plans and Reserved Instances apply to it like to any On-Demand usage.
+   */
+  RESERVED("reserved"),
   /** Capacity Blocks for ML (price not in the public price list). */
-  CAPACITY_BLOCK("capacity-block", "Commitment-Based");
+  CAPACITY_BLOCK("capacity-block");
 
   private final String label;
-  private final String pricingCategory;
 
-  Lifecycle(String label, String pricingCategory) {
+  Lifecycle(String label) {
     this.label = label;
-    this.pricingCategory = pricingCategory;
   }
 
   public String label() {
     return label;
-  }
-
-  public String pricingCategory() {
-    return pricingCategory;
   }
 
   /**

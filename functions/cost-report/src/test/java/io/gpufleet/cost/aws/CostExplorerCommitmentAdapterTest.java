@@ -179,16 +179,98 @@ class CostExplorerCommitmentAdapterTest {
   }
 
   @Test
-  void shouldFailWithCostExplorersErrorCodeRatherThanReportUncoveredPrices() {
+  void shouldAskForTheRateOfComputeAndEc2InstancePlansOnly() throws Exception {
+    answerAll();
+
+    new CostExplorerCommitmentAdapter(ce).read(window);
+
+    // Given SageMaker plans in the account, their rate must not blend into the EC2 rate
+    JsonNode utilisation =
+        Json.MAPPER.readTree(STUB.calls(PREFIX + "GetSavingsPlansUtilization").get(0).body());
+    assertThat(utilisation.at("/Filter/Dimensions/Key").asText()).isEqualTo("SAVINGS_PLANS_TYPE");
+    assertThat(utilisation.at("/Filter/Dimensions/Values"))
+        .extracting(JsonNode::asText)
+        .containsExactly("ComputeSavingsPlans", "EC2InstanceSavingsPlans");
+    // GetSavingsPlansCoverage takes no SAVINGS_PLANS_TYPE: it is narrowed to EC2 by service
+    JsonNode coverage =
+        Json.MAPPER.readTree(STUB.calls(PREFIX + "GetSavingsPlansCoverage").get(0).body());
+    assertThat(coverage.at("/Filter/Dimensions/Key").asText()).isEqualTo("SERVICE");
+    assertThat(coverage.at("/Filter/Dimensions/Values/0").asText())
+        .isEqualTo(CostExplorerCommitmentAdapter.EC2);
+  }
+
+  @Test
+  void shouldKeepReservedCoverageWhenTheAccountHasNoSavingsPlansData() {
+    // Given an account without plans: Cost Explorer answers DataUnavailableException
+    answerAll();
+    STUB.failNext(
+        PREFIX + "GetSavingsPlansCoverage", 1, new AwsFault(400, "DataUnavailableException"));
+
+    Commitments c = new CostExplorerCommitmentAdapter(ce).read(window);
+
+    // Then the Reserved Instance reads that follow still apply, and the fallback is named
+    assertThat(c.savingsPlansByFamily()).isEmpty();
+    assertThat(c.reservedByType().get("us-east-1/g6e.12xlarge").covered()).isEqualTo(0.75);
+    assertThat(c.effective("us-east-1", "g6e.12xlarge", new BigDecimal("10.49")))
+        .get()
+        .extracting(Commitments.Effective::source)
+        .isEqualTo("reserved (cost-explorer)");
+    assertThat(c.fallbacks())
+        .singleElement()
+        .asString()
+        .startsWith(
+            "Savings Plans: Cost Explorer has no data (GetSavingsPlansCoverage answered"
+                + " DataUnavailableException)");
+    assertThat(c.notes()).hasSize(2).contains(c.fallbacks().get(0));
+    // the utilization of plans that have no coverage is not asked for (USD 0.01 a request)
+    assertThat(STUB.calls(PREFIX + "GetSavingsPlansUtilization")).isEmpty();
+  }
+
+  @Test
+  void shouldKeepSavingsPlansWhenAReservationReadFails() {
+    answerAll();
+    STUB.failNext(PREFIX + "GetReservationUtilization", 1, AwsFault.JSON_ACCESS_DENIED);
+
+    Commitments c = new CostExplorerCommitmentAdapter(ce).read(window);
+
+    assertThat(c.savingsPlansByFamily()).containsKey("us-east-1/p5");
+    assertThat(c.reservedByType()).isEmpty();
+    assertThat(c.fallbacks())
+        .singleElement()
+        .asString()
+        .startsWith(
+            "Reserved Instances not applied: GetReservationUtilization failed"
+                + " (AccessDeniedException");
+  }
+
+  @Test
+  void shouldNotApplySavingsPlansWhoseRateCouldNotBeRead() {
     answerAll();
     STUB.failNext(PREFIX + "GetSavingsPlansUtilization", 1, AwsFault.JSON_ACCESS_DENIED);
+
+    Commitments c = new CostExplorerCommitmentAdapter(ce).read(window);
+
+    // coverage without a rate cannot price a node: Savings Plans are left out, reservations stay
+    assertThat(c.effective("us-east-1", "p5.48xlarge", new BigDecimal("55.04"))).isEmpty();
+    assertThat(c.reservedByType()).containsKey("us-east-1/g6e.12xlarge");
+    assertThat(c.fallbacks())
+        .singleElement()
+        .asString()
+        .contains("GetSavingsPlansUtilization failed (AccessDeniedException");
+  }
+
+  @Test
+  void shouldFailWithCostExplorersErrorCodeWhenNeitherKindCanBeRead() {
+    answerAll();
+    STUB.failNext(PREFIX + "GetSavingsPlansCoverage", 1, AwsFault.JSON_ACCESS_DENIED);
+    STUB.failNext(PREFIX + "GetReservationCoverage", 1, AwsFault.JSON_ACCESS_DENIED);
 
     assertThatThrownBy(() -> new CostExplorerCommitmentAdapter(ce).read(window))
         .isInstanceOfSatisfying(
             AwsCallException.class,
             e -> {
               assertThat(e.service()).isEqualTo("Cost Explorer");
-              assertThat(e.operation()).isEqualTo("GetSavingsPlansUtilization");
+              assertThat(e.operation()).isEqualTo("GetSavingsPlansCoverage");
               assertThat(e.code()).isEqualTo("AccessDeniedException");
             });
   }

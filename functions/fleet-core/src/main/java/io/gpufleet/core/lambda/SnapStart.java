@@ -32,10 +32,13 @@ public final class SnapStart {
   }
 
   /**
-   * Renews every live registered state (credentials providers, EKS token caches, Kubernetes HTTP
-   * clients) in registration order; returns how many were renewed.
+   * Renews the random source ({@link RestoreSafeRandom}) and every live registered state
+   * (credentials providers, EKS token caches, Kubernetes HTTP clients) in registration order;
+   * returns how many registered states were renewed.
    */
   public static int afterRestore() {
+    // the jitter and backoff generator of INIT is in every environment restored from the snapshot
+    RestoreSafeRandom.renew();
     int renewed = 0;
     List<WeakReference<Renewable>> gone = new ArrayList<>();
     for (var ref : RENEWABLES) {

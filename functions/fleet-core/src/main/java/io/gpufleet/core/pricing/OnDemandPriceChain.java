@@ -65,11 +65,13 @@ public final class OnDemandPriceChain implements OnDemandPrices {
   }
 
   /** Starts a new run: API prices of earlier runs are from now on reported as cached. */
+  @Override
   public void beginRun() {
     run++;
   }
 
   /** API lookups made so far (each is one GetProducts call, more only when it pages). */
+  @Override
   public int apiCalls() {
     return apiCalls.get();
   }
@@ -188,6 +190,7 @@ public final class OnDemandPriceChain implements OnDemandPrices {
   }
 
   /** Persists the prices the API returned (merged over what was persisted); no-op if none. */
+  @Override
   public void flush() {
     if (fetched.isEmpty()) {
       return;

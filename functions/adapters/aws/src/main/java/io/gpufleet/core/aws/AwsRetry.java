@@ -1,15 +1,17 @@
 package io.gpufleet.core.aws;
 
+import io.gpufleet.core.lambda.RestoreSafeRandom;
 import io.gpufleet.core.time.Sleeper;
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
 
 /**
  * Retry policy of the project's protocol clients: at most {@code maxAttempts} attempts; before
  * attempt n+1 a sleep drawn uniformly from [0, min(cap, base * 2^(n-1))] (full jitter), through an
- * injectable {@link Sleeper} (virtual in tests).
+ * injectable {@link Sleeper} (virtual in tests). The standard jitter comes from {@link
+ * RestoreSafeRandom}, so environments restored from one SnapStart snapshot do not retry in
+ * lockstep.
  */
 public record AwsRetry(
     int maxAttempts, Duration base, Duration cap, Sleeper sleeper, DoubleSupplier jitter) {
@@ -26,7 +28,7 @@ public record AwsRetry(
         Duration.ofMillis(100),
         Duration.ofSeconds(20),
         Sleeper.SYSTEM,
-        () -> ThreadLocalRandom.current().nextDouble());
+        RestoreSafeRandom::nextDouble);
   }
 
   public AwsRetry withSleeper(Sleeper other) {

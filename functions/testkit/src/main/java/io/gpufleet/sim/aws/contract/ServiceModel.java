@@ -99,6 +99,19 @@ public final class ServiceModel {
     return out;
   }
 
+  /**
+   * The model's documentation of one member of {@code operation}'s input, tags stripped (the limits
+   * AWS states only in prose, such as Capacity Block durations); empty when there is none.
+   */
+  public String inputMemberDocumentation(String operation, String member) {
+    String shape = inputShape(operation);
+    if (shape == null) {
+      return "";
+    }
+    String doc = shapes.path(shape).path("members").path(member).path("documentation").asText("");
+    return doc.replaceAll("<[^>]+>", "").replaceAll("\\s+", " ").trim();
+  }
+
   public boolean hasOperation(String operation) {
     return model.path("operations").has(operation);
   }
