@@ -13,7 +13,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The memory size each function's benchmarks default to is the one template.yaml deploys (chosen by
- * {@code bench tune}, tables in docs/benchmarks-history.md): a change to one without the other fails here.
+ * {@code bench tune}, tables in docs/benchmarks-history.md): a change to one without the other
+ * fails here.
  */
 class TemplateMemoryTest {
   static final Pattern RESOURCE = Pattern.compile("(?m)^  ([A-Za-z0-9]+):\\s*$");

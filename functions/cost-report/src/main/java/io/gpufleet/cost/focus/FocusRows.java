@@ -61,7 +61,8 @@ public final class FocusRows {
       boolean priced = perHour != null && perHour.signum() > 0;
       boolean idle = CostReport.IDLE.equals(r.namespace());
       String capacity = r.capacityType();
-      String category = category(capacity);
+      // the report's own category (NodeBilling): one source for the JSON, CSV and FOCUS rows
+      String category = r.pricingCategory() != null ? r.pricingCategory() : category(capacity);
       BigDecimal quantity = priced ? r.listCost().divide(perHour, MC) : null;
       BigDecimal contracted = "Dynamic".equals(category) ? r.effectiveCost() : r.listCost();
       Instant start = r.chargePeriodStart();
