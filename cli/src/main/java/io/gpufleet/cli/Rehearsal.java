@@ -210,23 +210,10 @@ final class Rehearsal {
   /** Tags, starts, follows and untags; the experiment is stopped if the JVM is interrupted. */
   Result run(Target t, String templateId) throws InterruptedException {
     var steps = new ArrayList<Step>();
-    var tag = Tag.builder().key(TAG).value(stack).build();
-    clients.ec2().createTags(r -> r.resources(t.instanceId()).tags(tag));
-    steps.add(new Step(world.now(), "instance tagged", t.instanceId() + " " + TAG + "=" + stack));
     String experiment = null;
     Thread stopper = null;
     try {
-      var started =
-          clients
-              .fis()
-              .startExperiment(
-                  r ->
-                      r.experimentTemplateId(templateId)
-                          .clientToken(UUID.randomUUID().toString())
-                          .tags(Map.of("gpufleet:stack", stack, "gpufleet:node", t.node())))
-              .experiment();
-      experiment = started.id();
-      steps.add(new Step(world.now(), "experiment started", experiment));
+      experiment = start(t, templateId, steps);
       String id = experiment;
       stopper = new Thread(() -> stop(id, t.instanceId()), "rehearse-stop");
       Runtime.getRuntime().addShutdownHook(stopper);
@@ -239,22 +226,53 @@ final class Rehearsal {
           // the hook is running: it stops and untags
         }
       }
-      clients.ec2().deleteTags(r -> r.resources(t.instanceId()).tags(tag));
+      untag(t.instanceId());
     }
   }
 
+  /** Tags the instance and starts the experiment (untagging if it does not start). */
+  String start(Target t, String templateId, List<Step> steps) {
+    clients.ec2().createTags(r -> r.resources(t.instanceId()).tags(tag()));
+    steps.add(new Step(world.now(), "instance tagged", t.instanceId() + " " + TAG + "=" + stack));
+    boolean started = false;
+    try {
+      String id =
+          clients
+              .fis()
+              .startExperiment(
+                  r ->
+                      r.experimentTemplateId(templateId)
+                          .clientToken(UUID.randomUUID().toString())
+                          .tags(Map.of("gpufleet:stack", stack, "gpufleet:node", t.node())))
+              .experiment()
+              .id();
+      steps.add(new Step(world.now(), "experiment started", id));
+      started = true;
+      return id;
+    } finally {
+      if (!started) {
+        untag(t.instanceId());
+      }
+    }
+  }
+
+  private Tag tag() {
+    return Tag.builder().key(TAG).value(stack).build();
+  }
+
+  private void untag(String instanceId) {
+    clients.ec2().deleteTags(r -> r.resources(instanceId).tags(tag()));
+  }
+
   /** Stops the experiment (the user interrupted) and removes the tag. */
-  private void stop(String experiment, String instanceId) {
+  void stop(String experiment, String instanceId) {
     try {
       var state = clients.fis().getExperiment(r -> r.id(experiment)).experiment().state();
       if (ACTIVE.contains(state.status())) {
         clients.fis().stopExperiment(r -> r.id(experiment));
       }
     } finally {
-      clients
-          .ec2()
-          .deleteTags(
-              r -> r.resources(instanceId).tags(Tag.builder().key(TAG).value(stack).build()));
+      untag(instanceId);
     }
   }
 

@@ -187,4 +187,28 @@ class RehearseCommandTest extends CapturedCli {
     assertThat(out()).contains("warning sent").contains("replacement node Ready");
     assertThat(code).isZero();
   }
+
+  @Test
+  void shouldStopTheExperimentAndUntagTheInstanceWhenInterrupted() throws Exception {
+    try (var sim = new RehearsalSimulation(List.of(new ModelValidationInterceptor()))) {
+      var rehearsal =
+          new Rehearsal(sim.clients(), sim, RehearsalSimulation.STACK, DemoFleet.CLUSTER);
+      var target = rehearsal.choose(java.util.Optional.empty());
+      String id =
+          rehearsal.start(target, RehearsalSimulation.TEMPLATE_ID, new java.util.ArrayList<>());
+
+      // When the user interrupts before the warning goes (what the shutdown hook runs)
+      rehearsal.stop(id, target.instanceId());
+      sim.pass(java.time.Duration.ofMinutes(3));
+
+      // Then the experiment is stopped, the tag removed, and no warning reached the drain
+      assertThat(sim.stub.calls("DELETE /experiments/" + id)).hasSize(1);
+      assertThat(sim.fis.getExperiment(r -> r.id(id)).experiment().state().statusAsString())
+          .isEqualTo("stopped");
+      assertThat(sim.stub.calls("DeleteTags")).hasSize(1);
+      assertThat(sim.drainOutcome()).isEmpty();
+      // and a new rehearsal is no longer refused
+      rehearsal.refuseIfRunning(RehearsalSimulation.TEMPLATE_ID);
+    }
+  }
 }
