@@ -303,7 +303,7 @@ final class Rehearsal {
       if (outcome.isPresent() && !seen.containsKey("outcome")) {
         fromOutcome(outcome.get(), seen);
       } else if (outcome.isEmpty()) {
-        observeCluster(t, now, seen);
+        observeCluster(t, now, steps.get(0).at(), seen);
       }
       var state =
           clients
@@ -359,7 +359,7 @@ final class Rehearsal {
   }
 
   /** A real drain runs in Lambda: what it did, as seen in the cluster. */
-  private void observeCluster(Target t, Instant now, Map<String, Step> seen) {
+  private void observeCluster(Target t, Instant now, Instant since, Map<String, Step> seen) {
     var kube = clients.kube();
     Node node = kube.nodes().withName(t.node()).get();
     if (node != null
@@ -389,15 +389,35 @@ final class Rehearsal {
         .filter(
             e -> e.getInvolvedObject() != null && t.node().equals(e.getInvolvedObject().getName()))
         .filter(e -> e.getReason() != null && e.getReason().startsWith("GpuFleet"))
+        .filter(e -> eventTime(e).map(at -> !at.isBefore(since)).orElse(false))
         .findFirst()
         .ifPresent(
             e ->
                 seen.putIfAbsent(
                     "outcome",
                     new Step(
-                        now,
+                        eventTime(e).orElse(now),
                         "drain outcome event received",
                         e.getReason() + ": " + e.getMessage())));
+  }
+
+  /** When a Kubernetes Event happened (events.k8s.io eventTime, else its last timestamp). */
+  static Optional<Instant> eventTime(io.fabric8.kubernetes.api.model.Event e) {
+    for (String t :
+        new String[] {
+          e.getEventTime() == null ? null : e.getEventTime().getTime(),
+          e.getLastTimestamp(),
+          e.getFirstTimestamp()
+        }) {
+      if (t != null && !t.isBlank()) {
+        try {
+          return Optional.of(java.time.OffsetDateTime.parse(t).toInstant());
+        } catch (java.time.format.DateTimeParseException unparsed) {
+          // try the next field
+        }
+      }
+    }
+    return Optional.empty();
   }
 
   private Result verdict(

@@ -99,6 +99,7 @@ final class RehearsalSimulation implements Rehearsal.World, AutoCloseable {
   private final AtomicInteger sequence = new AtomicInteger();
   private volatile Instant current;
   private volatile DrainOutcome outcome;
+  private volatile boolean outside;
 
   RehearsalSimulation(List<ExecutionInterceptor> interceptors) {
     current = Instant.now().truncatedTo(ChronoUnit.SECONDS);
@@ -179,8 +180,23 @@ final class RehearsalSimulation implements Rehearsal.World, AutoCloseable {
     time.set(current);
   }
 
+  /**
+   * The drain's outcome is not handed over in process: the rehearsal follows the chain as it does
+   * against a real account, from the cluster (cordon, pods, the drain's Kubernetes Event on the
+   * node), EC2 and FIS.
+   */
+  RehearsalSimulation observedFromOutside() {
+    outside = true;
+    return this;
+  }
+
   @Override
   public Optional<DrainOutcome> drainOutcome() {
+    return outside ? Optional.empty() : Optional.ofNullable(outcome);
+  }
+
+  /** The outcome the drain handler published (in process), whoever follows the chain. */
+  Optional<DrainOutcome> published() {
     return Optional.ofNullable(outcome);
   }
 

@@ -46,6 +46,9 @@ import software.amazon.awssdk.services.fis.FisClient;
           + " or bad flag."
     })
 final class RehearseCommand implements Callable<Integer> {
+  /** The stack output naming the experiment template (template.yaml Outputs). */
+  static final String TEMPLATE_OUTPUT = "RehearsalExperimentTemplateId";
+
   private final PrintStream out;
   private final PrintStream err;
 
@@ -142,7 +145,7 @@ final class RehearseCommand implements Callable<Integer> {
     String clusterName = cluster != null ? cluster : parameter(s, "ClusterName");
     String template =
         s.outputs().stream()
-            .filter(o -> o.outputKey().equals("RehearsalExperimentTemplateId"))
+            .filter(o -> o.outputKey().equals(TEMPLATE_OUTPUT))
             .map(o -> o.outputValue())
             .findFirst()
             .orElseThrow(
@@ -150,7 +153,9 @@ final class RehearseCommand implements Callable<Integer> {
                     new ConfigException(
                         "stack "
                             + stackName
-                            + " has no RehearsalExperimentTemplateId output: deploy this version"
+                            + " has no "
+                            + TEMPLATE_OUTPUT
+                            + " output: deploy this version"
                             + " of template.yaml first"));
     var rehearsal = new Rehearsal(clients, world, stackName, clusterName);
     Rehearsal.Target target;

@@ -211,4 +211,31 @@ class RehearseCommandTest extends CapturedCli {
       rehearsal.refuseIfRunning(RehearsalSimulation.TEMPLATE_ID);
     }
   }
+
+  @Test
+  void shouldFollowTheChainFromTheClusterWhenTheDrainRunsElsewhere() throws Exception {
+    try (var sim =
+        new RehearsalSimulation(List.of(new ModelValidationInterceptor())).observedFromOutside()) {
+      // Given the drain's outcome is seen only as a real account shows it (its node Event)
+      int code = rehearse(sim, null, true, true);
+
+      var result = Json.MAPPER.readTree(cmdOut());
+      var byWhat = new java.util.HashMap<String, String>();
+      result
+          .path("timeline")
+          .forEach(s -> byWhat.put(s.path("what").asText(), s.path("detail").asText()));
+      assertThat(byWhat)
+          .containsKeys(
+              "warning sent",
+              "node cordoned",
+              "evictions issued",
+              "all pods gone",
+              "instance terminated",
+              "replacement node Ready");
+      assertThat(byWhat.get("drain outcome event received")).startsWith("GpuFleetDrained: ");
+      assertThat(result.path("verdict").asText()).startsWith("PASS");
+      assertThat(code).isZero();
+      assertThat(sim.published()).isPresent();
+    }
+  }
 }
