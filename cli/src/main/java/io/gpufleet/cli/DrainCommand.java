@@ -152,7 +152,7 @@ final class DrainCommand implements Callable<Integer> {
         if (json) {
           out.println(Json.writePretty(report));
         } else {
-          printDryRun(report);
+          printDryRun(out, report);
         }
         return report.found() ? 0 : 3;
       }
@@ -267,7 +267,7 @@ final class DrainCommand implements Callable<Integer> {
     };
   }
 
-  private void printDryRun(DryRunReport r) {
+  static void printDryRun(PrintStream out, DryRunReport r) {
     if (!r.found()) {
       out.println(r.message());
       return;

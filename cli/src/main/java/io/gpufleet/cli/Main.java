@@ -33,6 +33,7 @@ import picocli.CommandLine.Spec;
       DocsCommand.class,
       ConfinementCommand.class,
       DoctorCommand.class,
+      RehearseCommand.class,
       Main.Test.class,
       CommandLine.HelpCommand.class
     })

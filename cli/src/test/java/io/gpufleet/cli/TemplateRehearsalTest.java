@@ -18,12 +18,14 @@ import org.junit.jupiter.api.Test;
 @SuppressWarnings("unchecked")
 class TemplateRehearsalTest {
   private static Map<String, Object> resources;
+  private static Map<String, Object> outputs;
 
   @BeforeAll
   static void read() throws Exception {
     Path root = EnvironmentReference.findRoot(Path.of(""));
     var template = CfnYaml.load(Files.readString(root.resolve("template.yaml")));
     resources = (Map<String, Object>) template.get("Resources");
+    outputs = (Map<String, Object>) template.get("Outputs");
   }
 
   private static Map<String, Object> properties(String resource) {
@@ -100,5 +102,22 @@ class TemplateRehearsalTest {
     assertThat(node.get("ResourceTags"))
         .isEqualTo(Map.of("gpufleet:rehearse", Map.of("Ref", "AWS::StackName")));
     assertThat(node).doesNotContainKey("ResourceArns");
+  }
+
+  @Test
+  void shouldTargetTheTagAndDeadlineGpufleetRehearseUsesAndNameTheTemplateInTheOutputItReads() {
+    var t = properties("RehearsalExperimentTemplate");
+    var node = ((Map<String, Map<String, Object>>) t.get("Targets")).get("RehearsedNode");
+    assertThat(((Map<String, Object>) node.get("ResourceTags")).keySet())
+        .containsExactly(Rehearsal.TAG);
+    var action = ((Map<String, Map<String, Object>>) t.get("Actions")).values().iterator().next();
+    assertThat(
+            java.time.Duration.parse(
+                (String)
+                    ((Map<String, Object>) action.get("Parameters"))
+                        .get("durationBeforeInterruption")))
+        .isEqualTo(Rehearsal.DEADLINE);
+    assertThat((Map<String, Object>) outputs.get(RehearseCommand.TEMPLATE_OUTPUT))
+        .containsEntry("Value", Map.of("Ref", "RehearsalExperimentTemplate"));
   }
 }
