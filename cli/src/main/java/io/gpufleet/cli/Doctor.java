@@ -47,6 +47,7 @@ final class Doctor {
       EventBridgeClient events,
       AutoScalingClient autoScaling,
       software.amazon.awssdk.services.ssm.SsmClient ssm,
+      software.amazon.awssdk.services.cloudwatch.CloudWatchClient cloudWatch,
       KubernetesClient kubernetes) {}
 
   /** Each function: its template resource, execution role and the parameter naming its group. */
@@ -76,6 +77,7 @@ final class Doctor {
   private final Clients c;
   private final Path root;
   private final String stack;
+  private final java.time.Clock clock;
   private final List<Finding> findings = new ArrayList<>();
   private Map<String, String> parameters = Map.of();
   private Map<String, String> outputs = Map.of();
@@ -83,9 +85,15 @@ final class Doctor {
   private String account = "";
 
   Doctor(Clients clients, Path root, String stack) {
+    this(clients, root, stack, java.time.Clock.systemUTC());
+  }
+
+  /** With the clock the last-run check measures its windows from. */
+  Doctor(Clients clients, Path root, String stack, java.time.Clock clock) {
     this.c = clients;
     this.root = root;
     this.stack = stack;
+    this.clock = clock;
   }
 
   /** Runs every check; a check that cannot read what it needs is a FAIL naming the error. */
@@ -102,7 +110,15 @@ final class Doctor {
     guarded("other interruption handlers", this::otherHandlers);
     guarded("rules", this::rules);
     guarded("lifecycle hooks", this::lifecycleHooks);
+    guarded(
+        DoctorFleet.REBALANCE_CHECK,
+        () -> findings.add(DoctorFleet.capacityRebalance(c.eks(), c.autoScaling(), cluster)));
     guarded("schedule policy", this::schedulePolicy);
+    guarded(
+        "last runs",
+        () ->
+            findings.addAll(
+                DoctorFleet.lastRuns(c.cloudWatch(), parameters, stack, clock.instant())));
     return findings;
   }
 

@@ -23,8 +23,9 @@ import software.amazon.awssdk.services.lambda.LambdaClient;
           + " concurrency, the cluster's authentication mode, access entries with the stack's"
           + " groups, the RBAC and admission manifests applied as this version renders them for"
           + " the stack's parameters, Karpenter's interruption queue or NTH, rules enabled and"
-          + " targeting the alias, lifecycle hooks on the groups the stack names, the schedule"
-          + " policy parses and is within the guardrails.",
+          + " targeting the alias, lifecycle hooks on the groups the stack names, Capacity"
+          + " Rebalancing on the Spot managed node groups, the schedule policy parses and is within"
+          + " the guardrails, and the last successful run of each function from its metrics.",
       "Each check prints PASS / WARN / FAIL and the fix. AWS credentials from the default chain,"
           + " Kubernetes from the current kubeconfig context. --simulate checks a simulated stack"
           + " with one deliberate misconfiguration.",
@@ -76,9 +77,14 @@ final class DoctorCommand implements Callable<Integer> {
           var events = builder(EventBridgeClient.builder(), r);
           var asg = builder(AutoScalingClient.builder(), r);
           var ssm = builder(software.amazon.awssdk.services.ssm.SsmClient.builder(), r);
+          var cloudWatch =
+              builder(software.amazon.awssdk.services.cloudwatch.CloudWatchClient.builder(), r);
           var kube = new KubernetesClientBuilder().build()) {
         findings =
-            new Doctor(new Doctor.Clients(cfn, lambda, eks, events, asg, ssm, kube), root, stack)
+            new Doctor(
+                    new Doctor.Clients(cfn, lambda, eks, events, asg, ssm, cloudWatch, kube),
+                    root,
+                    stack)
                 .run();
       }
     }

@@ -38,13 +38,18 @@ import software.amazon.awssdk.utils.http.SdkHttpUtils;
  * stack's parameters are template.yaml's defaults), and the simulated cluster holding what this
  * version renders — with one deliberate misconfiguration: the drain's RBAC was applied from a
  * render for another group ({@link #STALE_GROUP}), as after changing KubernetesGroup without
- * re-applying the manifests. Karpenter runs with its own interruption queue (a WARN).
+ * re-applying the manifests. Karpenter runs with its own interruption queue (a WARN), and the Spot
+ * managed node group {@link #SPOT_NODE_GROUP}'s Auto Scaling group has Capacity Rebalancing off (a
+ * WARN). CloudWatch holds each function's recent successful runs ({@link #cloudWatch}).
  */
 final class DoctorSimulation implements AutoCloseable {
   static final String STACK = "gpufleet-sim";
   static final String ACCOUNT = "123456789012";
   static final String STALE_GROUP = "gpufleet-drain-old";
   static final String ASG = "eks-gpu-ng-sim";
+  static final String ON_DEMAND_NODE_GROUP = "gpu-on-demand";
+  static final String SPOT_NODE_GROUP = "gpu-spot";
+  static final String SPOT_ASG = "eks-gpu-spot-sim";
 
   final AwsStubServer stub;
   final SimCluster cluster;
@@ -52,6 +57,10 @@ final class DoctorSimulation implements AutoCloseable {
   final Doctor.Clients clients;
   final Map<String, String> parameters;
   final io.gpufleet.sim.aws.SimSsm ssm;
+  final io.gpufleet.sim.aws.SimCloudWatch cloudWatch;
+
+  /** Each Auto Scaling group's CapacityRebalance as DescribeAutoScalingGroups answers it. */
+  final Map<String, Boolean> capacityRebalance = new java.util.concurrent.ConcurrentHashMap<>();
 
   DoctorSimulation(Path root, List<ExecutionInterceptor> interceptors) throws Exception {
     var template = CfnYaml.load(Files.readString(root.resolve("template.yaml")));
@@ -75,6 +84,31 @@ final class DoctorSimulation implements AutoCloseable {
         parameters.get("SchedulePolicy").substring("ssm:".length()),
         String.valueOf(policy.get("Value")));
     applyManifests(root);
+    cloudWatch = io.gpufleet.sim.aws.SimCloudWatch.serve(stub);
+    var now = Instant.now();
+    published(
+        io.gpufleet.drain.DrainMetrics.SERVICE,
+        io.gpufleet.drain.DrainMetrics.events(io.gpufleet.drain.model.DrainOutcome.Status.DRAINED),
+        now.minus(java.time.Duration.ofHours(3)));
+    var reconciled =
+        io.gpufleet.schedule.ScheduleMetrics.RUNS.get(
+            io.gpufleet.schedule.model.ScheduleOutcome.Status.RECONCILED);
+    published(
+        io.gpufleet.schedule.ScheduleMetrics.SERVICE,
+        reconciled,
+        now.minus(java.time.Duration.ofMinutes(20)));
+    published(
+        io.gpufleet.schedule.ScheduleMetrics.SERVICE,
+        reconciled,
+        now.minus(java.time.Duration.ofMinutes(5)));
+    published(
+        io.gpufleet.preflight.PreflightMetrics.SERVICE,
+        io.gpufleet.preflight.PreflightMetrics.REGIONS.get(io.gpufleet.preflight.model.Verdict.GO),
+        now.minus(java.time.Duration.ofHours(4)));
+    published(
+        io.gpufleet.cost.CostMetrics.SERVICE,
+        io.gpufleet.cost.CostMetrics.REPORTS_WRITTEN,
+        now.minus(java.time.Duration.ofHours(10)));
     kubernetes
         .apps()
         .deployments()
@@ -112,7 +146,20 @@ final class DoctorSimulation implements AutoCloseable {
             build(EventBridgeClient.builder(), interceptors),
             build(AutoScalingClient.builder(), interceptors),
             build(software.amazon.awssdk.services.ssm.SsmClient.builder(), interceptors),
+            build(
+                software.amazon.awssdk.services.cloudwatch.CloudWatchClient.builder(),
+                interceptors),
             kubernetes);
+  }
+
+  /** One datapoint (1) of a function's counter, as its EMF record publishes it. */
+  void published(String service, io.gpufleet.core.outcome.Metric metric, Instant at) {
+    cloudWatch.put(
+        io.gpufleet.core.outcome.Metric.NAMESPACE,
+        metric.name(),
+        Map.of(io.gpufleet.core.outcome.Metric.SERVICE, service),
+        at,
+        1);
   }
 
   private <B extends AwsClientBuilder<B, C>, C> C build(
@@ -338,6 +385,74 @@ final class DoctorSimulation implements AutoCloseable {
             + ASG
             + "</AutoScalingGroupName><LifecycleTransition>autoscaling:EC2_INSTANCE_TERMINATING</LifecycleTransition><HeartbeatTimeout>300</HeartbeatTimeout><DefaultResult>CONTINUE</DefaultResult></member></LifecycleHooks></DescribeLifecycleHooksResult><ResponseMetadata><RequestId>sim</RequestId></ResponseMetadata></DescribeLifecycleHooksResponse>";
     stub.on("DescribeLifecycleHooks", c -> AwsStubServer.Reply.xml(hooks));
+    serveNodeGroups();
+  }
+
+  /** An On-Demand and a Spot managed node group, each with its Auto Scaling group. */
+  private void serveNodeGroups() {
+    var groups = new LinkedHashMap<String, String[]>();
+    groups.put(ON_DEMAND_NODE_GROUP, new String[] {"ON_DEMAND", ASG});
+    groups.put(SPOT_NODE_GROUP, new String[] {"SPOT", SPOT_ASG});
+    capacityRebalance.put(ASG, false);
+    capacityRebalance.put(SPOT_ASG, false);
+    String base = "GET /clusters/" + DemoFleet.CLUSTER + "/node-groups";
+    String list = Json.write(Map.of("nodegroups", List.copyOf(groups.keySet())));
+    stub.on(base, c -> json(list));
+    groups.forEach(
+        (name, g) -> {
+          String described =
+              Json.write(
+                  Map.of(
+                      "nodegroup",
+                      Map.of(
+                          "nodegroupName",
+                          name,
+                          "nodegroupArn",
+                          "arn:aws:eks:us-east-1:"
+                              + ACCOUNT
+                              + ":nodegroup/"
+                              + DemoFleet.CLUSTER
+                              + "/"
+                              + name
+                              + "/sim",
+                          "clusterName",
+                          DemoFleet.CLUSTER,
+                          "status",
+                          "ACTIVE",
+                          "capacityType",
+                          g[0],
+                          "resources",
+                          Map.of("autoScalingGroups", List.of(Map.of("name", g[1]))))));
+          stub.on(base + "/" + name, c -> json(described));
+        });
+    stub.on(
+        "DescribeAutoScalingGroups",
+        c -> {
+          var xml = new StringBuilder();
+          xml.append(
+              "<DescribeAutoScalingGroupsResponse xmlns=\"http://autoscaling.amazonaws.com/doc/2011-01-01/\"><DescribeAutoScalingGroupsResult><AutoScalingGroups>");
+          for (int i = 1; c.params().containsKey("AutoScalingGroupNames.member." + i); i++) {
+            String name = c.params().get("AutoScalingGroupNames.member." + i);
+            Boolean rebalance = capacityRebalance.get(name);
+            if (rebalance == null) {
+              continue;
+            }
+            xml.append("<member><AutoScalingGroupName>")
+                .append(name)
+                .append(
+                    "</AutoScalingGroupName><AutoScalingGroupARN>arn:aws:autoscaling:us-east-1:")
+                .append(ACCOUNT)
+                .append(":autoScalingGroup:sim:autoScalingGroupName/")
+                .append(name)
+                .append(
+                    "</AutoScalingGroupARN><MinSize>0</MinSize><MaxSize>4</MaxSize><DesiredCapacity>2</DesiredCapacity><DefaultCooldown>300</DefaultCooldown><AvailabilityZones><member>us-east-1a</member></AvailabilityZones><HealthCheckType>EC2</HealthCheckType><CreatedTime>2026-12-01T09:00:00Z</CreatedTime><CapacityRebalance>")
+                .append(rebalance)
+                .append("</CapacityRebalance></member>");
+          }
+          xml.append(
+              "</AutoScalingGroups></DescribeAutoScalingGroupsResult><ResponseMetadata><RequestId>sim</RequestId></ResponseMetadata></DescribeAutoScalingGroupsResponse>");
+          return AwsStubServer.Reply.xml(xml.toString());
+        });
   }
 
   private String aliasArn(String function) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.cli.confinement.ConfinementRender;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.contract.ContractViolations;
 import io.gpufleet.sim.aws.contract.ModelValidationInterceptor;
 import java.io.ByteArrayInputStream;
@@ -37,6 +38,18 @@ class DoctorCommandTest extends CapturedCli {
       var handlers = byCheck(findings).get("other interruption handlers");
       assertThat(handlers.status()).isEqualTo(Doctor.Status.WARN);
       assertThat(handlers.fix()).contains("DrainLeaveKarpenterNodes=true");
+      // and the Spot node group without Capacity Rebalancing is a warning with the command
+      var rebalance = byCheck(findings).get(DoctorFleet.REBALANCE_CHECK);
+      assertThat(rebalance.status()).isEqualTo(Doctor.Status.WARN);
+      assertThat(rebalance.detail())
+          .contains("node group " + DoctorSimulation.SPOT_NODE_GROUP)
+          .contains("only after the node is gone")
+          .doesNotContain(DoctorSimulation.ON_DEMAND_NODE_GROUP);
+      assertThat(rebalance.fix())
+          .isEqualTo(
+              "aws autoscaling update-auto-scaling-group --auto-scaling-group-name "
+                  + DoctorSimulation.SPOT_ASG
+                  + " --capacity-rebalance");
       // and everything else passes
       assertThat(findings)
           .filteredOn(f -> f.status() == Doctor.Status.PASS)
@@ -49,7 +62,11 @@ class DoctorCommandTest extends CapturedCli {
               "access entries",
               "rules",
               "lifecycle hooks",
-              "schedule policy");
+              "schedule policy",
+              "last run of interruption-drain",
+              "last run of disruption-schedule",
+              "last run of capacity-preflight",
+              "last run of cost-report");
       assertThat(Doctor.exitCode(findings)).isEqualTo(1);
       // and every AWS request doctor made was valid for its service model, and read-only
       assertThat(ContractViolations.drain()).isEmpty();
@@ -116,6 +133,164 @@ class DoctorCommandTest extends CapturedCli {
               assertThat(f.path("status").asText()).isEqualTo("FAIL");
               assertThat(f.path("fix").asText()).isNotBlank();
             });
+    assertThat(array)
+        .anySatisfy(
+            f -> {
+              assertThat(f.path("check").asText()).isEqualTo(DoctorFleet.REBALANCE_CHECK);
+              assertThat(f.path("status").asText()).isEqualTo("WARN");
+              assertThat(f.path("fix").asText()).contains("--capacity-rebalance");
+            })
+        .anySatisfy(
+            f -> {
+              assertThat(f.path("check").asText()).isEqualTo("last run of disruption-schedule");
+              assertThat(f.path("status").asText()).isEqualTo("PASS");
+              assertThat(f.path("detail").asText()).startsWith("last successful run ");
+            });
+  }
+
+  @Test
+  void shouldPassCapacityRebalancingOnceTheSpotGroupHasIt() throws Exception {
+    try (var sim = new DoctorSimulation(ROOT, List.of())) {
+      // Given the Spot node group's Auto Scaling group with Capacity Rebalancing turned on
+      sim.capacityRebalance.put(DoctorSimulation.SPOT_ASG, true);
+
+      var rebalance =
+          byCheck(new Doctor(sim.clients, ROOT, DoctorSimulation.STACK).run())
+              .get(DoctorFleet.REBALANCE_CHECK);
+
+      assertThat(rebalance.status()).isEqualTo(Doctor.Status.PASS);
+      assertThat(rebalance.detail()).startsWith("1 Spot node group(s)");
+      // and the groups asked for were exactly the Spot one's
+      assertThat(sim.stub.calls("DescribeAutoScalingGroups"))
+          .singleElement()
+          .satisfies(
+              c -> {
+                assertThat(c.params())
+                    .containsEntry("AutoScalingGroupNames.member.1", DoctorSimulation.SPOT_ASG)
+                    .doesNotContainKey("AutoScalingGroupNames.member.2");
+              });
+    }
+  }
+
+  @Test
+  void shouldPassEachFunctionsLastRunWithItsTimeAndAskForTheDeclaredMetrics() throws Exception {
+    try (var sim = new DoctorSimulation(ROOT, List.of(new ModelValidationInterceptor()))) {
+      var now = java.time.Instant.now();
+      var findings =
+          byCheck(
+              new Doctor(
+                      sim.clients,
+                      ROOT,
+                      DoctorSimulation.STACK,
+                      java.time.Clock.fixed(now, java.time.ZoneOffset.UTC))
+                  .run());
+
+      var schedule = findings.get("last run of disruption-schedule");
+      assertThat(schedule.status()).isEqualTo(Doctor.Status.PASS);
+      assertThat(schedule.detail()).matches("last successful run 20\\S+Z \\([0-9] min ago\\)");
+      assertThat(findings.get("last run of interruption-drain").detail())
+          .matches("last successful run \\S+ \\(1(79|80) min ago\\)");
+      // and each function was asked about its own declared counters, the schedule over two of
+      // its periods (rate(15 minutes): 30 min), the drain over 24 h
+      var calls = sim.stub.calls(io.gpufleet.sim.aws.SimCloudWatch.OPERATION);
+      assertThat(calls).hasSize(4);
+      var byService = new TreeMap<String, AwsStubServer.Call>();
+      calls.forEach(
+          c ->
+              byService.put(
+                  c.params()
+                      .get(
+                          "MetricDataQueries.member.1.MetricStat.Metric.Dimensions.member.1.Value"),
+                  c));
+      var scheduleCall = byService.get(io.gpufleet.schedule.ScheduleMetrics.SERVICE);
+      assertThat(scheduleCall.params())
+          .containsEntry(
+              "MetricDataQueries.member.1.MetricStat.Metric.MetricName",
+              io.gpufleet.schedule.ScheduleMetrics.RUNS
+                  .get(io.gpufleet.schedule.model.ScheduleOutcome.Status.RECONCILED)
+                  .name())
+          .containsEntry(
+              "MetricDataQueries.member.1.MetricStat.Metric.Namespace",
+              io.gpufleet.core.outcome.Metric.NAMESPACE)
+          .doesNotContainKey("MetricDataQueries.member.2.Id");
+      assertThat(window(scheduleCall)).isEqualTo(java.time.Duration.ofMinutes(30));
+      assertThat(window(byService.get(io.gpufleet.drain.DrainMetrics.SERVICE)))
+          .isEqualTo(java.time.Duration.ofHours(24));
+      assertThat(window(byService.get(io.gpufleet.preflight.PreflightMetrics.SERVICE)))
+          .isEqualTo(java.time.Duration.ofHours(48));
+      assertThat(ContractViolations.drain()).isEmpty();
+    }
+  }
+
+  @Test
+  void shouldWarnWhenTheDrainHandledNoEventAndFailWhenTheScheduleStoppedReconciling()
+      throws Exception {
+    try (var sim = new DoctorSimulation(ROOT, List.of())) {
+      // Given no drain event in 24 h and the last reconcile 40 min ago (two periods: 30 min)
+      var drained =
+          io.gpufleet.drain.DrainMetrics.events(
+              io.gpufleet.drain.model.DrainOutcome.Status.DRAINED);
+      sim.cloudWatch.clear(drained.name());
+      sim.published(
+          io.gpufleet.drain.DrainMetrics.SERVICE,
+          drained,
+          java.time.Instant.now().minus(java.time.Duration.ofHours(25)));
+      var reconciled =
+          io.gpufleet.schedule.ScheduleMetrics.RUNS.get(
+              io.gpufleet.schedule.model.ScheduleOutcome.Status.RECONCILED);
+      sim.cloudWatch.clear(reconciled.name());
+      sim.published(
+          io.gpufleet.schedule.ScheduleMetrics.SERVICE,
+          reconciled,
+          java.time.Instant.now().minus(java.time.Duration.ofMinutes(40)));
+      sim.cloudWatch.clear(io.gpufleet.cost.CostMetrics.REPORTS_WRITTEN.name());
+
+      var findings = new Doctor(sim.clients, ROOT, DoctorSimulation.STACK).run();
+
+      var drain = byCheck(findings).get("last run of interruption-drain");
+      assertThat(drain.status()).isEqualTo(Doctor.Status.WARN);
+      assertThat(drain.detail()).contains("no interruption event handled in 24 h");
+      var schedule = byCheck(findings).get("last run of disruption-schedule");
+      assertThat(schedule.status()).isEqualTo(Doctor.Status.FAIL);
+      assertThat(schedule.detail()).contains("rate(15 minutes)").contains("30 min");
+      assertThat(schedule.fix()).contains("RunsInvalidPolicy");
+      assertThat(byCheck(findings).get("last run of cost-report").status())
+          .isEqualTo(Doctor.Status.WARN);
+      assertThat(byCheck(findings).get("last run of capacity-preflight").status())
+          .isEqualTo(Doctor.Status.PASS);
+    }
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource(
+      delimiter = '|',
+      value = {
+        "rate(15 minutes) | PT15M",
+        "rate(1 hour)     | PT1H",
+        "rate(2 days)     | PT48H",
+        "cron(0 6 * * ? *) | PT24H",
+        "cron(*/10 * * * ? *) | PT10M",
+        "cron(0 8 ? * MON-FRI *) | PT72H"
+      })
+  void shouldTakeTheLongestGapBetweenRunsAsTheSchedulesPeriod(String expression, String period) {
+    var now = java.time.Instant.parse("2026-12-02T12:00:00Z");
+    assertThat(DoctorFleet.period(expression, java.time.ZoneId.of("UTC"), now))
+        .isEqualTo(java.time.Duration.parse(period));
+  }
+
+  @Test
+  void shouldRefuseAnExpressionWithoutAPeriod() {
+    var now = java.time.Instant.parse("2026-12-02T12:00:00Z");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> DoctorFleet.period("at(2026-12-24T08:00:00)", java.time.ZoneId.of("UTC"), now))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at(2026-12-24T08:00:00)");
+  }
+
+  private static java.time.Duration window(AwsStubServer.Call c) {
+    return java.time.Duration.between(
+        java.time.Instant.parse(c.params().get("StartTime")),
+        java.time.Instant.parse(c.params().get("EndTime")));
   }
 
   @Test
