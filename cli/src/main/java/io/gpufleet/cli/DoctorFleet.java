@@ -87,7 +87,11 @@ final class DoctorFleet {
           } else if (!Boolean.TRUE.equals(g.capacityRebalance())) {
             off.add(name);
             problems.add(
-                "node group " + nodeGroup + " (Spot): Auto Scaling group " + name + " has it off");
+                "node group "
+                    + nodeGroup
+                    + " (Spot): Auto Scaling group "
+                    + name
+                    + " has Capacity Rebalancing off");
           }
         });
     if (problems.isEmpty()) {
@@ -113,7 +117,7 @@ final class DoctorFleet {
         REBALANCE_CHECK,
         Status.WARN,
         String.join("; ", problems)
-            + ": without Capacity Rebalancing the group launches a replacement for a Spot node only"
+            + ": without it the group launches a replacement for a Spot node only"
             + " after the node is gone, not on the rebalance recommendation",
         fix);
   }
@@ -130,7 +134,7 @@ final class DoctorFleet {
       String missingDetail,
       String fix) {
     String check() {
-      return "last run of " + service;
+      return "last run: " + service;
     }
   }
 
@@ -211,11 +215,7 @@ final class DoctorFleet {
             new Finding(
                 w.check(),
                 Status.PASS,
-                "last successful run "
-                    + at
-                    + " ("
-                    + Duration.between(at, now).toMinutes()
-                    + " min ago)",
+                "last successful run " + at + " (" + ago(Duration.between(at, now)) + " ago)",
                 ""));
       } else {
         out.add(new Finding(w.check(), w.missing(), w.missingDetail(), w.fix()));
@@ -319,6 +319,10 @@ final class DoctorFleet {
 
   private static Duration max(Duration a, Duration b) {
     return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  private static String ago(Duration d) {
+    return d.compareTo(Duration.ofHours(2)) < 0 ? d.toMinutes() + " min" : d.toHours() + " h";
   }
 
   private static String hours(Duration d) {
