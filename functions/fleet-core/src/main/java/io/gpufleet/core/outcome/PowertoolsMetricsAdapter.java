@@ -12,6 +12,7 @@ import software.amazon.lambda.powertools.metrics.model.MetricUnit;
 public final class PowertoolsMetricsAdapter implements MetricsPort {
   private final Metrics metrics = MetricsFactory.getMetricsInstance();
   private final String namespace;
+  private final String service;
 
   public PowertoolsMetricsAdapter() {
     metrics.setRaiseOnEmptyMetrics(false);
@@ -22,6 +23,8 @@ public final class PowertoolsMetricsAdapter implements MetricsPort {
     if (namespace.equals("GpuFleetOps")) {
       metrics.setNamespace(namespace);
     }
+    service =
+        io.gpufleet.core.config.Settings.fromEnvironment().string("POWERTOOLS_SERVICE_NAME", "");
   }
 
   /**
@@ -46,11 +49,20 @@ public final class PowertoolsMetricsAdapter implements MetricsPort {
     metrics.addMetric(name, value, unit(unit));
   }
 
-  /** Written at once as its own EMF document, so each dimension set stays separate. */
+  /**
+   * Written at once as its own EMF document, so each dimension set stays separate. Powertools gives
+   * such a document only the dimensions named here, not its default {@code Service}: it is added,
+   * so every metric of a function carries its Service as the dashboard and alarms select it.
+   */
   @Override
   public void add(String name, double value, Unit unit, java.util.Map<String, String> dimensions) {
+    var all = new java.util.LinkedHashMap<String, String>();
+    if (!service.isEmpty()) {
+      all.put("Service", service);
+    }
+    all.putAll(dimensions);
     try {
-      metrics.flushSingleMetric(name, value, unit(unit), namespace, DimensionSet.of(dimensions));
+      metrics.flushSingleMetric(name, value, unit(unit), namespace, DimensionSet.of(all));
     } catch (RuntimeException e) {
       System.err.println("gpufleet: could not write metric " + name + ": " + e);
     }
