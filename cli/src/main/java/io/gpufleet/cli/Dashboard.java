@@ -102,6 +102,13 @@ final class Dashboard {
             own(drain, DrainMetrics.PODS_GRACE_PERIOD_CAPPED, null)),
         300);
     graph(
+        "Checkpoints made / missed before eviction",
+        8,
+        List.of(
+            own(drain, DrainMetrics.CHECKPOINTS_MADE, null),
+            own(drain, DrainMetrics.CHECKPOINTS_MISSED, null)),
+        300);
+    graph(
         "Pods not evicted by reason",
         8,
         List.of(search(drain, DrainMetrics.PODS_NOT_EVICTED_BY_REASON, 300)),

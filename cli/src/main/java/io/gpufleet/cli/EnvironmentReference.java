@@ -83,6 +83,10 @@ final class EnvironmentReference {
                   "How long the Slack webhook URL read from Secrets Manager is kept before it"
                       + " is read again."),
               Map.entry(
+                  "POWERTOOLS_SERVICE_NAME",
+                  "The function's name in logs and the Service dimension of every metric"
+                      + " (Powertools reads it too)."),
+              Map.entry(
                   "POWERTOOLS_METRICS_NAMESPACE",
                   "CloudWatch namespace of the EMF metrics (Powertools reads it too)."),
               Map.entry(

@@ -247,13 +247,20 @@ public final class RealCluster implements AutoCloseable {
 
   static final String CANARY = "gpufleet-admission-canary";
 
+  private static final java.util.concurrent.atomic.AtomicInteger CANARIES =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   /**
    * Admission policies take effect when the API server's informers deliver them, a moment after
    * they are stored. A canary policy and binding, created after all the others, refuse a ConfigMap
    * named {@value #CANARY}; once a dry-run create of it is refused, the informers (which deliver in
-   * order) have delivered every policy and binding created before it. Then the canary goes.
+   * order) have delivered every policy and binding created before it. Then the canary goes. Each
+   * wait has a canary of its own name: a refusal by the previous wait's canary, deleted but maybe
+   * not yet delivered as deleted, would otherwise end the wait before the new policies are in
+   * force.
    */
   private void awaitAdmissionInForce() {
+    String name = CANARY + "-" + ProcessHandle.current().pid() + "-" + CANARIES.incrementAndGet();
     String policy =
         """
         {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy",
@@ -262,13 +269,13 @@ public final class RealCluster implements AutoCloseable {
            "apiVersions":["v1"],"operations":["CREATE"],"resources":["configmaps"]}]},
           "validations":[{"expression":"object.metadata.name != '%1$s'"}]}}
         """
-            .formatted(CANARY);
+            .formatted(name);
     String binding =
         """
         {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding",
          "metadata":{"name":"%1$s"},"spec":{"policyName":"%1$s","validationActions":["Deny"]}}
         """
-            .formatted(CANARY);
+            .formatted(name);
     var json = admin().getKubernetesSerialization();
     admin()
         .genericKubernetesResources(VAP)
@@ -276,7 +283,7 @@ public final class RealCluster implements AutoCloseable {
             json.unmarshal(policy, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
         .forceConflicts()
         .serverSideApply();
-    awaitTypeChecked(CANARY);
+    awaitTypeChecked(name);
     admin()
         .genericKubernetesResources(VAP_BINDING)
         .resource(
@@ -287,7 +294,7 @@ public final class RealCluster implements AutoCloseable {
     var canary =
         new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
             .withNewMetadata()
-            .withName(CANARY)
+            .withName(name)
             .withNamespace("default")
             .endMetadata()
             .build();
@@ -305,8 +312,8 @@ public final class RealCluster implements AutoCloseable {
             throw e;
           }
         });
-    admin().genericKubernetesResources(VAP_BINDING).withName(CANARY).delete();
-    admin().genericKubernetesResources(VAP).withName(CANARY).delete();
+    admin().genericKubernetesResources(VAP_BINDING).withName(name).delete();
+    admin().genericKubernetesResources(VAP).withName(name).delete();
   }
 
   /**
