@@ -38,6 +38,7 @@ public final class AwsFront implements AutoCloseable {
       Set.of("host", "content-length", "connection", "transfer-encoding", "expect", "upgrade");
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String EKS_TOKEN = "k8s-aws-v1.";
+  private static final String CLUSTER_CA = clusterCa();
 
   /** One signed call: who signed it (access key id), for which service and region, and what. */
   public record Call(
@@ -72,6 +73,18 @@ public final class AwsFront implements AutoCloseable {
       return new AwsFront(upstream, clusterEndpoint);
     } catch (IOException e) {
       throw new IllegalStateException("cannot start the AWS front", e);
+    }
+  }
+
+  /** A self-signed CA certificate (test fixture) as DescribeCluster's base64 PEM. */
+  private static String clusterCa() {
+    try (var in = AwsFront.class.getResourceAsStream("eks-cluster-ca.pem")) {
+      if (in == null) {
+        throw new IllegalStateException("eks-cluster-ca.pem missing from the testkit");
+      }
+      return java.util.Base64.getEncoder().encodeToString(in.readAllBytes());
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 
@@ -137,7 +150,12 @@ public final class AwsFront implements AutoCloseable {
           && DESCRIBE_CLUSTER.matcher(path).matches()
           && response.statusCode() == 200) {
         JsonNode tree = JSON.readTree(out);
-        ((ObjectNode) tree.get("cluster")).put("endpoint", clusterEndpoint);
+        var cluster = (ObjectNode) tree.get("cluster");
+        cluster.put("endpoint", clusterEndpoint);
+        // moto answers a random 1400-character string where EKS puts the base64 PEM of the
+        // cluster's CA; a client that parses it fails now and then (random bytes that look like
+        // DER). EKS always answers a certificate, so the front does too.
+        cluster.putObject("certificateAuthority").put("data", CLUSTER_CA);
         out = JSON.writeValueAsBytes(tree);
       }
       response
