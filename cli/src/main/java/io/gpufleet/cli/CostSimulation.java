@@ -228,7 +228,9 @@ final class CostSimulation {
               "us-east-1c",
               Lifecycle.ON_DEMAND,
               "ng-research-cb",
-              18),
+              // over 24 h: whatever the hour, the research cluster ran during the last whole day
+              // (the FOCUS days end at today's midnight; 18 h left them empty after 18:00 UTC)
+              42),
           new ResearchInstance(
               SimulateCommand.DrainSim.SECOND_SPOT_INSTANCE,
               "ip-10-2-9-40.ec2.internal",
