@@ -138,6 +138,13 @@ final class EnvironmentReference {
                   "Find a Capacity Block's instances with EC2 DescribeInstances too (nodes"
                       + " without Karpenter's label); false = labels only."),
               Map.entry(
+                  "DRAIN_EARLY_REPLACEMENT",
+                  "Replacement before removal for Auto Scaling groups tagged"
+                      + " gpufleet.io/replace-early=true (no Capacity Rebalancing): raise by one on"
+                      + " a rebalance, Spot or reservation warning, terminate the old instance"
+                      + " with ShouldDecrementDesiredCapacity after the drain; false = no Auto"
+                      + " Scaling calls."),
+              Map.entry(
                   "DRAIN_NODE_LOOKUP_EC2",
                   "Find an instance's node with one EC2 DescribeInstances (private DNS name,"
                       + " checked by providerID; cluster tags pick the cluster) instead of listing"

@@ -150,6 +150,7 @@ final class SimulateCommand implements Callable<Integer> {
                     null));
           }
           autoScalingLines.addAll(autoScalingLines(drain.asg, drain.continuations));
+          autoScalingLines.addAll(groupLines(drain.groups));
         }
       }
       var preflight = new PreflightSimulation(err);
@@ -239,6 +240,32 @@ final class SimulateCommand implements Callable<Integer> {
               id.equals(DemoFleet.CAPACITY_BLOCK)
                   ? List.of(DemoFleet.NODES.get(1).instanceId(), SECOND_INSTANCE)
                   : List.of());
+      // the research cluster's Spot node group opted in to replacement before removal: a raised
+      // group's new instance joins that cluster and is Ready REPLACEMENT_BOOT later
+      groups = new io.gpufleet.sim.aws.SimAutoScalingGroups(awsStub);
+      groups.add(
+          SECOND_SPOT_GROUP,
+          1,
+          3,
+          false,
+          java.util.Map.of(io.gpufleet.drain.EarlyReplacement.OPT_IN, "true"),
+          SECOND_SPOT_INSTANCE);
+      var joined = new java.util.concurrent.atomic.AtomicInteger(40);
+      groups.onLaunch(
+          (group, id) ->
+              second.joinNode(
+                  SimCluster.gpuNode(
+                      "ip-10-2-9-" + joined.incrementAndGet() + ".ec2.internal",
+                      id,
+                      "us-east-1b",
+                      "g6e.12xlarge",
+                      "spot",
+                      null,
+                      group,
+                      4),
+                  REPLACEMENT_BOOT));
+      service.replaceEarlyWith(
+          new io.gpufleet.drain.aws.AutoScalingReplacementAdapter(autoScaling));
       handler = new DrainHandler(service, metrics, time.clock());
       // load the client and model classes before the clock matters (simulated time runs fast)
       service.dryRun(DemoFleet.NODES.get(0).instanceId());
@@ -247,6 +274,15 @@ final class SimulateCommand implements Callable<Integer> {
     static final String SECOND_CLUSTER = "sim-research-cluster";
     static final String SECOND_INSTANCE = "i-0c1d2e3f4a5b6c7d8";
     static final String SECOND_SPOT_INSTANCE = "i-0d2e3f4a5b6c7d8e9";
+    static final String SECOND_SPOT_GROUP = "ng-research-spot";
+
+    /**
+     * Launch to Ready of a replacement g6e node with its image cached (a cold GPU node takes 3-8
+     * minutes; the rebalance hold lasts at most the drain's time limit, see the docs).
+     */
+    static final java.time.Duration REPLACEMENT_BOOT = java.time.Duration.ofSeconds(75);
+
+    final io.gpufleet.sim.aws.SimAutoScalingGroups groups;
     final SimCluster second;
     final KubernetesClient secondClient;
 
@@ -275,6 +311,18 @@ final class SimulateCommand implements Callable<Integer> {
               null,
               "ng-research-spot",
               4));
+      // a batch evaluation Job on the Spot node: evicted at once on a rebalance, while the
+      // replicas wait for the node group's replacement
+      c.create(
+          SimCluster.runningPod(
+              "research",
+              "eval-job-0",
+              "ip-10-2-9-40.ec2.internal",
+              "Job",
+              "eval-job",
+              java.util.Map.of("app", "eval-job"),
+              30,
+              0));
       for (String node : List.of("ip-10-2-5-17.ec2.internal", "ip-10-2-9-40.ec2.internal")) {
         for (int i = 0; i < 3; i++) {
           c.create(
@@ -406,6 +454,7 @@ final class SimulateCommand implements Callable<Integer> {
                               + "s"));
         }
         CheckpointTimelines.print(out, o);
+        printReplacement(o);
         if (o.status() != DrainOutcome.Status.DRAINED
             && o.status() != DrainOutcome.Status.PARTIAL
             && o.message() != null) {
@@ -468,6 +517,65 @@ final class SimulateCommand implements Callable<Integer> {
     }
     if (!continuations.isEmpty()) {
       lines.add("  " + continuations.size() + " drain continuation(s) queued");
+    }
+    return lines;
+  }
+
+  /** What replacement before removal did for a drained node, in ms from receipt. */
+  private void printReplacement(DrainOutcome o) {
+    var r = o.replacement();
+    if (r == null) {
+      return;
+    }
+    out.println();
+    out.println("Replacement before removal for " + o.node() + " (group " + r.group() + "):");
+    out.println(
+        "  "
+            + r.action()
+            + "  desired capacity "
+            + r.desiredBefore()
+            + " before, "
+            + r.desiredAfter()
+            + " at the end"
+            + (r.raisedAt() == null ? "" : ", raised at " + since(o, r.raisedAt())));
+    if (r.inferenceHeld() != null) {
+      out.println(
+          "  inference replicas held: "
+              + String.join(", ", r.inferenceHeld())
+              + " (until "
+              + r.heldUntil()
+              + (r.replacementReadyAt() == null ? "" : ", at " + since(o, r.replacementReadyAt()))
+              + ")");
+    }
+    if (r.terminatedAt() != null) {
+      out.println(
+          "  old instance terminated with ShouldDecrementDesiredCapacity at "
+              + since(o, r.terminatedAt()));
+    }
+    if (r.note() != null) {
+      out.println("  " + r.note());
+    }
+  }
+
+  private static String since(DrainOutcome o, java.time.Instant at) {
+    return java.time.Duration.between(o.receivedAt(), at).toMillis() + "ms";
+  }
+
+  /** What the simulated groups' desired capacities went through (replacement before removal). */
+  private static List<String> groupLines(io.gpufleet.sim.aws.SimAutoScalingGroups groups) {
+    var lines = new ArrayList<String>();
+    var calls = groups.setDesiredCalls();
+    if (!calls.isEmpty()) {
+      var g = groups.group(DrainSim.SECOND_SPOT_GROUP);
+      lines.add(
+          "  SetDesiredCapacity "
+              + String.join(", ", calls)
+              + "; group "
+              + g.name
+              + " ends at desired "
+              + g.desired
+              + " with "
+              + g.instances);
     }
     return lines;
   }

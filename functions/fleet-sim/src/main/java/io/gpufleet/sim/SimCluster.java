@@ -258,6 +258,44 @@ public final class SimCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * A node joining as a launched instance's kubelet registers it: NotReady now, Ready {@code
+   * readyAfter} later (boot, GPU driver, device plugin), as the node lifecycle controller then sees
+   * it.
+   */
+  public Node joinNode(Node node, Duration readyAfter) {
+    var joining =
+        new io.fabric8.kubernetes.api.model.NodeBuilder(node)
+            .editOrNewStatus()
+            .withConditions(
+                new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
+                    .withType("Ready")
+                    .withStatus("False")
+                    .withReason("KubeletNotReady")
+                    .build())
+            .endStatus()
+            .build();
+    Node created = create(joining);
+    String name = created.getMetadata().getName();
+    schedule(
+        time.now().plus(readyAfter),
+        () ->
+            dispatcher.internal(
+                HttpMethod.PATCH,
+                "/api/v1/nodes/" + name,
+                Serialization.asJson(
+                    Map.of(
+                        "status",
+                        Map.of(
+                            "conditions",
+                            List.of(
+                                Map.of(
+                                    "type", "Ready",
+                                    "status", "True",
+                                    "reason", "KubeletReady")))))));
+    return created;
+  }
+
   public void deleteNode(String name) {
     catchUp(time.now());
     dispatcher.internal(HttpMethod.DELETE, "/api/v1/nodes/" + name, null);

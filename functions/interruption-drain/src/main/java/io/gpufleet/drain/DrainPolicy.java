@@ -155,6 +155,24 @@ public final class DrainPolicy {
       out.addAll(critical);
       return out;
     }
+
+    /** This selection less {@code pods} (kept: what is terminating and what was skipped). */
+    public Selection without(List<PodInfo> pods) {
+      return new Selection(
+          first.stream().filter(p -> !pods.contains(p)).toList(),
+          critical.stream().filter(p -> !pods.contains(p)).toList(),
+          terminating,
+          skipped);
+    }
+
+    /** Only {@code pods} of this selection, in their waves (nothing terminating or skipped). */
+    public Selection only(List<PodInfo> pods) {
+      return new Selection(
+          first.stream().filter(pods::contains).toList(),
+          critical.stream().filter(pods::contains).toList(),
+          List.of(),
+          List.of());
+    }
   }
 
   public Selection select(List<PodInfo> pods) {

@@ -267,6 +267,26 @@ public final class DrainService {
     return this;
   }
 
+  /** The Auto Scaling groups replacement before removal works on (null: it is off). */
+  private volatile ReplacementPort replacement;
+
+  /**
+   * Replacement before removal ({@link EarlyReplacement}) for the instances of Auto Scaling groups
+   * that opted in with the tag {@link EarlyReplacement#OPT_IN}, on every cluster of the stack.
+   */
+  public DrainService replaceEarlyWith(ReplacementPort groups) {
+    this.replacement = groups;
+    var r = router;
+    if (r != null) {
+      for (var m : r.members()) {
+        if (m.service() != this) {
+          m.service().replaceEarlyWith(groups);
+        }
+      }
+    }
+    return this;
+  }
+
   public DrainService findReservationInstancesWith(CapacityReservationPort port) {
     this.reservations = port;
     return this;
@@ -446,7 +466,11 @@ public final class DrainService {
       return simple(event, instanceId, node.name(), Status.EXCLUDED, excluded, received);
     }
     boolean drain = plan.actions().contains(Action.DRAIN);
-    var claimState = drain ? DrainMarker.State.IN_PROGRESS : DrainMarker.State.DONE;
+    // a rebalance that replaces its node first drains it after the raise: held until then
+    var groups = replacement;
+    boolean mayReplace =
+        ReplacementRun.applies(groups, kind) && (drain || kind == DrainKind.REBALANCE);
+    var claimState = drain || mayReplace ? DrainMarker.State.IN_PROGRESS : DrainMarker.State.DONE;
     Instant claimUntil = plan.deadline().plus(CLAIM_GRACE);
     DrainMarker marker;
     for (int attempt = 1; ; attempt++) {
@@ -489,8 +513,14 @@ public final class DrainService {
     }
     Instant cordoned = clock.instant();
     release(claim);
-    if (!drain) {
+    var replacing =
+        mayReplace ? ReplacementRun.start(groups, cluster, clock, sleeper, instanceId, kind) : null;
+    boolean replaceFirst = replacing != null && kind == DrainKind.REBALANCE && replacing.raised();
+    if (!drain && !replaceFirst) {
       var told = CheckpointWait.tellNode(cluster, clock, sleeper, node.name(), kind);
+      if (claimState == DrainMarker.State.IN_PROGRESS) {
+        patchMarker(node.name(), marker.with(DrainMarker.State.DONE));
+      }
       return new DrainOutcome(
               eventId,
               kind.label(),
@@ -508,21 +538,46 @@ public final class DrainService {
               List.of(),
               List.of(),
               List.of())
-          .withCheckpoints(told.reports());
+          .withCheckpoints(told.reports())
+          .withReplacement(replacing == null ? null : replacing.finish(false));
     }
     awaitClaims(plan.deadline());
     var selection = policy.select(cluster.podsOnNode(node.name()));
     Drainer.Result result;
+    String nodeName = node.name();
+    DrainMarker claimed = marker;
     try {
-      result = drainer.run(node.name(), selection, plan);
+      result =
+          replaceFirst
+              ? replacing.drainReplacingFirst(
+                  drainer, nodeName, selection, plan, () -> takenOver(nodeName, claimed))
+              : drainer.run(nodeName, selection, plan);
     } catch (RuntimeException | InterruptedException e) {
       release(node.name(), marker);
       throw e;
     }
-    var finished = marker.with(DrainMarker.State.DONE);
-    patchMarker(node.name(), finished);
-    return outcome(event, instanceId, node.name(), plan, selection, result, received, cordoned)
-        .withCheckpoints(result.checkpoints());
+    if (!replaceFirst || !takenOver(nodeName, claimed)) {
+      // a Spot warning that claimed the node during the rebalance's hold keeps its own claim
+      patchMarker(node.name(), marker.with(DrainMarker.State.DONE));
+    }
+    var done =
+        outcome(event, instanceId, node.name(), plan, selection, result, received, cordoned)
+            .withCheckpoints(result.checkpoints());
+    return replacing == null
+        ? done
+        : done.withReplacement(replacing.finish(done.status() == Status.DRAINED));
+  }
+
+  /** True when another event has claimed the node since {@code ours} (or the node is gone). */
+  private boolean takenOver(String nodeName, DrainMarker ours) {
+    return cluster
+        .getNode(nodeName)
+        .map(
+            n ->
+                DrainMarker.read(n.annotations())
+                    .map(m -> !m.eventId().equals(ours.eventId()))
+                    .orElse(false))
+        .orElse(true);
   }
 
   /**

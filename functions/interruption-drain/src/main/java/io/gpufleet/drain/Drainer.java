@@ -55,6 +55,22 @@ public final class Drainer {
     public Result(List<PodReport> reports, Instant allIssuedAt, Instant allGoneAt) {
       this(reports, allIssuedAt, allGoneAt, List.of());
     }
+
+    /**
+     * Two drains of one node, {@code later} after {@code earlier}: every report, the later
+     * milestones (all gone only when both got there).
+     */
+    public static Result merged(Result earlier, Result later) {
+      var reports = new ArrayList<>(earlier.reports());
+      reports.addAll(later.reports());
+      var checkpoints = new ArrayList<>(earlier.checkpoints());
+      checkpoints.addAll(later.checkpoints());
+      return new Result(
+          List.copyOf(reports),
+          later.allIssuedAt() != null ? later.allIssuedAt() : earlier.allIssuedAt(),
+          earlier.allGoneAt() == null || later.allGoneAt() == null ? null : later.allGoneAt(),
+          List.copyOf(checkpoints));
+    }
   }
 
   /**

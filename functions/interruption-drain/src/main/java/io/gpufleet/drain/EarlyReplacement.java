@@ -31,7 +31,12 @@ public final class EarlyReplacement {
 
   /** What replacement did for one instance, for the outcome. */
   public record Result(
-      String group, Action action, Integer desiredBefore, Integer desiredAfter, String note) {}
+      String group, Action action, Integer desiredBefore, Integer desiredAfter, String note) {
+    /** True when the group is raised for the instance (by this call or an earlier delivery). */
+    public boolean raised() {
+      return action == Action.RAISED || action == Action.ALREADY_RAISED;
+    }
+  }
 
   public enum Action {
     RAISED,
@@ -56,7 +61,18 @@ public final class EarlyReplacement {
     if (!KINDS.contains(kind)) {
       return Optional.empty();
     }
-    var found = groups.groupOf(instanceId);
+    Optional<ReplacementPort.Group> found;
+    try {
+      found = groups.groupOf(instanceId);
+    } catch (RuntimeException e) {
+      return Optional.of(
+          new Result(
+              null,
+              Action.FAILED,
+              null,
+              null,
+              "DescribeAutoScalingInstances failed, nothing changed: " + e.getMessage()));
+    }
     if (found.isEmpty()) {
       return Optional.of(
           new Result(
@@ -93,9 +109,24 @@ public final class EarlyReplacement {
                 g.desired(),
                 "group at its MaxSize " + g.max() + ": no replacement launched early"));
       }
-      groups.tag(g.name(), key, Integer.toString(base(g)));
+      try {
+        groups.tag(g.name(), key, Integer.toString(base(g)));
+      } catch (RuntimeException e) {
+        return Optional.of(
+            new Result(
+                g.name(),
+                Action.FAILED,
+                g.desired(),
+                g.desired(),
+                "CreateOrUpdateTags " + key + " failed, group left as it was: " + e.getMessage()));
+      }
     }
-    var now = groups.group(g.name()).orElse(g);
+    ReplacementPort.Group now;
+    try {
+      now = groups.group(g.name()).orElse(g);
+    } catch (RuntimeException e) {
+      now = g;
+    }
     int wanted = Math.min(wanted(now), now.max());
     if (now.desired() < wanted) {
       try {
@@ -163,7 +194,19 @@ public final class EarlyReplacement {
 
   /** After the drain: terminates a replaced instance, decrementing the desired capacity. */
   public Optional<Result> finish(String instanceId) {
-    var found = groups.groupOf(instanceId);
+    Optional<ReplacementPort.Group> found;
+    try {
+      found = groups.groupOf(instanceId);
+    } catch (RuntimeException e) {
+      return Optional.of(
+          new Result(
+              null,
+              Action.FAILED,
+              null,
+              null,
+              "DescribeAutoScalingInstances failed, old instance not terminated: "
+                  + e.getMessage()));
+    }
     String key = RAISED_FOR + instanceId;
     if (found.isEmpty() || !found.get().tags().containsKey(key)) {
       return Optional.empty();
@@ -171,7 +214,7 @@ public final class EarlyReplacement {
     var g = found.get();
     try {
       groups.terminateDecrementing(instanceId);
-    } catch (ReplacementPort.Refused e) {
+    } catch (ReplacementPort.Refused | RuntimeException e) {
       return Optional.of(
           new Result(
               g.name(),
@@ -180,7 +223,13 @@ public final class EarlyReplacement {
               g.desired(),
               "TerminateInstanceInAutoScalingGroup refused: " + e.getMessage()));
     }
-    groups.untag(g.name(), key);
-    return Optional.of(new Result(g.name(), Action.TERMINATED, g.desired(), g.desired() - 1, null));
+    String note = null;
+    try {
+      groups.untag(g.name(), key);
+    } catch (RuntimeException e) {
+      // the tag's instance has left the group: it no longer counts (see wanted)
+      note = "DeleteTags " + key + " failed (harmless, its instance left the group): " + e;
+    }
+    return Optional.of(new Result(g.name(), Action.TERMINATED, g.desired(), g.desired() - 1, note));
   }
 }

@@ -36,6 +36,7 @@ public final class SimAutoScalingGroups {
   }
 
   private final Map<String, Group> groups = new LinkedHashMap<>();
+  private volatile java.util.function.BiConsumer<String, String> onLaunch = (group, id) -> {};
   private final List<String> setDesiredCalls = new ArrayList<>();
   private int launched;
 
@@ -61,6 +62,21 @@ public final class SimAutoScalingGroups {
     g.instances.addAll(List.of(instances));
     groups.put(name, g);
     return g;
+  }
+
+  /**
+   * Called with (group, instance id) for every instance a group launches, e.g. to register its node
+   * in a simulated cluster.
+   */
+  public void onLaunch(java.util.function.BiConsumer<String, String> listener) {
+    this.onLaunch = listener;
+  }
+
+  private String launch(Group g) {
+    String id = String.format("i-0sim%012d", ++launched);
+    g.instances.add(id);
+    onLaunch.accept(g.name, id);
+    return id;
   }
 
   public synchronized Group group(String name) {
@@ -157,7 +173,7 @@ public final class SimAutoScalingGroups {
     }
     g.desired = wanted;
     while (g.instances.size() < wanted) {
-      g.instances.add(String.format("i-0sim%012d", ++launched));
+      launch(g);
     }
     setDesiredCalls.add(g.name + "=" + wanted);
     return result("SetDesiredCapacity", null);
@@ -180,7 +196,7 @@ public final class SimAutoScalingGroups {
           }
           g.desired--;
         } else {
-          g.instances.add(String.format("i-0sim%012d", ++launched));
+          launch(g);
         }
         return result(
             "TerminateInstanceInAutoScalingGroup",

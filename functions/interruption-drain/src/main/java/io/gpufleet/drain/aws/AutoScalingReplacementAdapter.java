@@ -11,22 +11,31 @@ import software.amazon.awssdk.services.autoscaling.model.Tag;
 /** {@link ReplacementPort} over the SDK's Auto Scaling client (query protocol). */
 public final class AutoScalingReplacementAdapter implements ReplacementPort {
   static final String GROUP_TYPE = "auto-scaling-group";
-  private final AutoScalingClient client;
+  private final java.util.function.Supplier<AutoScalingClient> clients;
 
   public AutoScalingReplacementAdapter(AutoScalingClient client) {
-    this.client = client;
+    this(() -> client);
+  }
+
+  /** Over a client built when first needed (SnapStart: no client in the snapshot). */
+  public AutoScalingReplacementAdapter(java.util.function.Supplier<AutoScalingClient> clients) {
+    this.clients = clients;
   }
 
   @Override
   public Optional<Group> groupOf(String instanceId) {
     var found =
-        client.describeAutoScalingInstances(r -> r.instanceIds(instanceId)).autoScalingInstances();
+        clients
+            .get()
+            .describeAutoScalingInstances(r -> r.instanceIds(instanceId))
+            .autoScalingInstances();
     return found.isEmpty() ? Optional.empty() : group(found.get(0).autoScalingGroupName());
   }
 
   @Override
   public Optional<Group> group(String name) {
-    return client
+    return clients
+        .get()
         .describeAutoScalingGroups(r -> r.autoScalingGroupNames(name))
         .autoScalingGroups()
         .stream()
@@ -51,26 +60,33 @@ public final class AutoScalingReplacementAdapter implements ReplacementPort {
   public void setDesired(String group, int desired) throws Refused {
     refusing(
         () ->
-            client.setDesiredCapacity(
-                r -> r.autoScalingGroupName(group).desiredCapacity(desired).honorCooldown(false)));
+            clients
+                .get()
+                .setDesiredCapacity(
+                    r ->
+                        r.autoScalingGroupName(group)
+                            .desiredCapacity(desired)
+                            .honorCooldown(false)));
   }
 
   @Override
   public void terminateDecrementing(String instanceId) throws Refused {
     refusing(
         () ->
-            client.terminateInstanceInAutoScalingGroup(
-                r -> r.instanceId(instanceId).shouldDecrementDesiredCapacity(true)));
+            clients
+                .get()
+                .terminateInstanceInAutoScalingGroup(
+                    r -> r.instanceId(instanceId).shouldDecrementDesiredCapacity(true)));
   }
 
   @Override
   public void tag(String group, String key, String value) {
-    client.createOrUpdateTags(r -> r.tags(tag(group, key).toBuilder().value(value).build()));
+    clients.get().createOrUpdateTags(r -> r.tags(tag(group, key).toBuilder().value(value).build()));
   }
 
   @Override
   public void untag(String group, String key) {
-    client.deleteTags(r -> r.tags(tag(group, key)));
+    clients.get().deleteTags(r -> r.tags(tag(group, key)));
   }
 
   private static Tag tag(String group, String key) {

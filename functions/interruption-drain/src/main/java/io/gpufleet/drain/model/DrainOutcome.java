@@ -29,7 +29,8 @@ public record DrainOutcome(
     LifecycleReport lifecycle,
     List<String> planned,
     String region,
-    List<CheckpointReport> checkpoints) {
+    List<CheckpointReport> checkpoints,
+    ReplacementReport replacement) {
 
   /**
    * Actions in their declared order (an EnumSet), however the set was made: read back from JSON it
@@ -81,6 +82,7 @@ public record DrainOutcome(
         null,
         null,
         null,
+        null,
         null);
   }
 
@@ -127,7 +129,19 @@ public record DrainOutcome(
 
   /** This outcome with the checkpoint timelines of its opted-in pods (none: left out). */
   public DrainOutcome withCheckpoints(List<CheckpointReport> reports) {
-    return rebuilt(status, message, lifecycle, planned, region, reports.isEmpty() ? null : reports);
+    return rebuilt(
+        status,
+        message,
+        lifecycle,
+        planned,
+        region,
+        reports.isEmpty() ? null : reports,
+        replacement);
+  }
+
+  /** This outcome with what replacement before removal did (null: left out). */
+  public DrainOutcome withReplacement(ReplacementReport report) {
+    return rebuilt(status, message, lifecycle, planned, region, checkpoints, report);
   }
 
   private DrainOutcome rebuilt(
@@ -136,7 +150,8 @@ public record DrainOutcome(
       LifecycleReport newLifecycle,
       List<String> newPlanned,
       String newRegion) {
-    return rebuilt(newStatus, newMessage, newLifecycle, newPlanned, newRegion, checkpoints);
+    return rebuilt(
+        newStatus, newMessage, newLifecycle, newPlanned, newRegion, checkpoints, replacement);
   }
 
   /** This outcome with the fields that change after it is made replaced, the rest kept. */
@@ -146,7 +161,8 @@ public record DrainOutcome(
       LifecycleReport newLifecycle,
       List<String> newPlanned,
       String newRegion,
-      List<CheckpointReport> newCheckpoints) {
+      List<CheckpointReport> newCheckpoints,
+      ReplacementReport newReplacement) {
     return new DrainOutcome(
         eventId,
         kind,
@@ -167,7 +183,8 @@ public record DrainOutcome(
         newLifecycle,
         newPlanned,
         newRegion,
-        newCheckpoints);
+        newCheckpoints,
+        newReplacement);
   }
 
   public enum Status {

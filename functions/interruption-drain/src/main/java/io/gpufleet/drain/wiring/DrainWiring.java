@@ -26,6 +26,7 @@ import io.gpufleet.drain.LazyDrainClusterPort;
 import io.gpufleet.drain.LifecyclePort;
 import io.gpufleet.drain.NegativeCache;
 import io.gpufleet.drain.aws.AutoScalingLifecycleAdapter;
+import io.gpufleet.drain.aws.AutoScalingReplacementAdapter;
 import io.gpufleet.drain.aws.Ec2InstancesAdapter;
 import io.gpufleet.drain.aws.SqsContinuationAdapter;
 import io.gpufleet.drain.k8s.DrainClusterAdapter;
@@ -68,7 +69,8 @@ public final class DrainWiring {
     }
     var sinks = OutcomeSinks.fromEnvironment(env, aws, EVENT_SOURCE);
     MetricsPort metrics = new PowertoolsMetricsAdapter();
-    LifecyclePort hooks = lifecycleHooks(aws);
+    var autoScaling = Lazy.of(() -> aws.get().build(AutoScalingClient.builder()));
+    LifecyclePort hooks = lifecycleHooks(autoScaling::get);
     ContinuationPort continuations = continuations(env, aws);
     // the first cluster at init (SnapStart primes its client); any other on first use, so one
     // unreachable or mistyped cluster fails its own events, not the function's init
@@ -97,6 +99,9 @@ public final class DrainWiring {
     DrainService service = entry(members, clusters, clock);
     if (env.bool("DRAIN_CAPACITY_BLOCK_EC2_LOOKUP", true)) {
       service.findReservationInstancesWith(reservationInstances(aws));
+    }
+    if (env.bool("DRAIN_EARLY_REPLACEMENT", true)) {
+      service.replaceEarlyWith(new AutoScalingReplacementAdapter(autoScaling::get));
     }
     if (env.bool("DRAIN_NODE_LOOKUP_EC2", true)) {
       service.lookUpInstancesWith(InstanceLookupPort.remembering(instanceDirectory(aws), 4096));
@@ -221,10 +226,8 @@ public final class DrainWiring {
    * The Auto Scaling client, built on first use (SnapStart: no client state in the snapshot that a
    * lifecycle event does not need; a spot-only deployment never builds it).
    */
-  static LifecyclePort lifecycleHooks(Supplier<AwsClients> aws) {
-    var port =
-        Lazy.of(
-            () -> new AutoScalingLifecycleAdapter(aws.get().build(AutoScalingClient.builder())));
+  static LifecyclePort lifecycleHooks(Supplier<AutoScalingClient> autoScaling) {
+    var port = Lazy.of(() -> new AutoScalingLifecycleAdapter(autoScaling.get()));
     return new LifecyclePort() {
       @Override
       public void heartbeat(Hook hook) throws HookGoneException {

@@ -27,7 +27,7 @@ import software.amazon.awssdk.services.autoscaling.AutoScalingClient;
  * lifecycle-hook service; every request the stub receives is checked against botocore's model of
  * autoscaling 2011-01-01.
  */
-class AutoScalingLifecycleAdapterTest {
+public class AutoScalingLifecycleAdapterTest {
   static final QueryModelCheck MODEL = QueryModelCheck.of("autoscaling", "2011-01-01");
   static AwsStubServer stub;
   static AutoScalingClient client;
@@ -35,7 +35,7 @@ class AutoScalingLifecycleAdapterTest {
   SimAutoScaling asg;
   LifecyclePort port;
 
-  static AutoScalingClient client(URI endpoint) {
+  public static AutoScalingClient client(URI endpoint) {
     return AutoScalingClient.builder()
         .region(Region.US_EAST_1)
         .credentialsProvider(
