@@ -102,10 +102,28 @@ final class ReplacementRun {
     return run;
   }
 
-  /** What the raise did (waits for it). */
+  /**
+   * The longest the drain waits for the raise's answer (each Auto Scaling call has its own 30 s
+   * limit; a raise makes up to four): the drain's report must not wait out the function's time.
+   */
+  static final Duration RAISE_WAIT = Duration.ofSeconds(30);
+
+  /** What the raise did (waits for it, at most {@link #RAISE_WAIT}). */
   Optional<Result> raise() throws InterruptedException {
     try {
-      return raising.get();
+      return raising.get(RAISE_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      return Optional.of(
+          new Result(
+              null,
+              Action.FAILED,
+              null,
+              null,
+              "Auto Scaling did not answer within "
+                  + RAISE_WAIT.toSeconds()
+                  + "s: the raise may still complete (see the group's "
+                  + EarlyReplacement.RAISED_FOR
+                  + "* tags); the old instance is not terminated here"));
     } catch (ExecutionException e) {
       return Optional.of(
           new Result(
