@@ -32,6 +32,11 @@ public final class EarlyReplacement {
   /** What replacement did for one instance, for the outcome. */
   public record Result(
       String group, Action action, Integer desiredBefore, Integer desiredAfter, String note) {
+    /** A call that failed before a group was known: nothing was changed. */
+    static Result failed(String note) {
+      return new Result(null, Action.FAILED, null, null, note);
+    }
+
     /** True when the group is raised for the instance (by this call or an earlier delivery). */
     public boolean raised() {
       return action == Action.RAISED || action == Action.ALREADY_RAISED;
@@ -66,12 +71,7 @@ public final class EarlyReplacement {
       found = groups.groupOf(instanceId);
     } catch (RuntimeException e) {
       return Optional.of(
-          new Result(
-              null,
-              Action.FAILED,
-              null,
-              null,
-              "DescribeAutoScalingInstances failed, nothing changed: " + e.getMessage()));
+          Result.failed("DescribeAutoScalingInstances failed, nothing changed: " + e.getMessage()));
     }
     if (found.isEmpty()) {
       return Optional.of(
@@ -199,11 +199,7 @@ public final class EarlyReplacement {
       found = groups.groupOf(instanceId);
     } catch (RuntimeException e) {
       return Optional.of(
-          new Result(
-              null,
-              Action.FAILED,
-              null,
-              null,
+          Result.failed(
               "DescribeAutoScalingInstances failed, old instance not terminated: "
                   + e.getMessage()));
     }

@@ -114,24 +114,14 @@ final class ReplacementRun {
       return raising.get(RAISE_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.TimeoutException e) {
       return Optional.of(
-          new Result(
-              null,
-              Action.FAILED,
-              null,
-              null,
+          Result.failed(
               "Auto Scaling did not answer within "
                   + RAISE_WAIT.toSeconds()
                   + "s: the raise may still complete (see the group's "
                   + EarlyReplacement.RAISED_FOR
                   + "* tags); the old instance is not terminated here"));
     } catch (ExecutionException e) {
-      return Optional.of(
-          new Result(
-              null,
-              Action.FAILED,
-              null,
-              null,
-              "raise failed, group left as it was: " + e.getCause()));
+      return Optional.of(Result.failed("raise failed, group left as it was: " + e.getCause()));
     }
   }
 
