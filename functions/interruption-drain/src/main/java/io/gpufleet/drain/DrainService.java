@@ -38,6 +38,7 @@ public final class DrainService {
   private final Clock clock;
   private final Sleeper sleeper;
   private final LifecycleService lifecycle;
+  private final ContinuationPort continuations;
 
   /** Instances of this process being looked up and cordoned right now (see awaitClaims). */
   private final java.util.concurrent.atomic.AtomicInteger claiming =
@@ -71,6 +72,7 @@ public final class DrainService {
             ? null
             : new LifecycleService(this, settings, cluster, hooks, continuations, clock, sleeper);
     this.settings = settings;
+    this.continuations = continuations;
     this.policy = new DrainPolicy(settings);
     this.cluster = cluster;
     this.drainer = new Drainer(cluster, clock, sleeper, settings);
@@ -550,7 +552,12 @@ public final class DrainService {
       result =
           replaceFirst
               ? replacing.drainReplacingFirst(
-                  drainer, nodeName, selection, plan, () -> takenOver(nodeName, claimed))
+                  drainer,
+                  nodeName,
+                  selection,
+                  plan,
+                  () -> takenOver(nodeName, claimed),
+                  ReplacementRun.mayContinue(continuations, event, clock.instant()))
               : drainer.run(nodeName, selection, plan);
     } catch (RuntimeException | InterruptedException e) {
       release(node.name(), marker);
@@ -563,9 +570,25 @@ public final class DrainService {
     var done =
         outcome(event, instanceId, node.name(), plan, selection, result, received, cordoned)
             .withCheckpoints(result.checkpoints());
-    return replacing == null
-        ? done
-        : done.withReplacement(replacing.finish(done.status() == Status.DRAINED));
+    if (replacing == null) {
+      return done;
+    }
+    if (replacing.continued()) {
+      continuations.schedule(
+          ReplacementRun.continuation(event, instanceId), ReplacementRun.CONTINUE_AFTER);
+      done =
+          done.with(
+              Status.DRAINING,
+              done.message()
+                  + "; "
+                  + replacing.heldCount()
+                  + " inference replica(s) held until the replacement is Ready: round "
+                  + (ReplacementRun.round(event.meta().id()) + 1)
+                  + " follows in "
+                  + ReplacementRun.CONTINUE_AFTER.toSeconds()
+                  + "s");
+    }
+    return done.withReplacement(replacing.finish(done.status() == Status.DRAINED));
   }
 
   /** True when another event has claimed the node since {@code ours} (or the node is gone). */

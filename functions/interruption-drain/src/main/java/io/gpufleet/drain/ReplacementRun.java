@@ -1,5 +1,6 @@
 package io.gpufleet.drain;
 
+import io.gpufleet.core.event.FleetEvent;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.drain.EarlyReplacement.Action;
 import io.gpufleet.drain.EarlyReplacement.Result;
@@ -36,6 +37,20 @@ final class ReplacementRun {
   /** Room left after the held pods' grace before the deadline (their eviction's own calls). */
   static final Duration HOLD_SLACK = Duration.ofSeconds(5);
 
+  static final String TAKEN_OVER = "another event claimed the node (e.g. its Spot warning)";
+
+  /**
+   * The longest a rebalance holds inference replicas for their replacement, from the
+   * recommendation's time, over follow-up invocations; then they are evicted at the latest safe
+   * moment of the invocation running.
+   */
+  static final Duration MAX_HOLD = Duration.ofMinutes(15);
+
+  /** How long after an invocation ends its follow-up is delivered. */
+  static final Duration CONTINUE_AFTER = Duration.ofSeconds(10);
+
+  static final String ROUND = "#hold-";
+
   /** Owners whose pods are serving replicas (a Job's or a bare pod's are not). */
   static final Set<String> REPLICA_OWNERS = Set.of("ReplicaSet", "StatefulSet");
 
@@ -51,6 +66,7 @@ final class ReplacementRun {
   private Instant readyAt;
   private List<String> held;
   private String heldUntil;
+  private boolean continued;
 
   private ReplacementRun(
       EarlyReplacement replacement,
@@ -130,6 +146,62 @@ final class ReplacementRun {
     return raise().map(Result::raised).orElse(false);
   }
 
+  int heldCount() {
+    return held == null ? 0 : held.size();
+  }
+
+  /** True when the replicas were left for a follow-up invocation. */
+  boolean continued() {
+    return continued;
+  }
+
+  /**
+   * True when a rebalance's hold may go on in a follow-up invocation: there is a queue to deliver
+   * it, and the recommendation is younger than {@link #MAX_HOLD}.
+   */
+  static boolean mayContinue(
+      ContinuationPort continuations, FleetEvent.InstanceEvent event, Instant now) {
+    return continuations.available()
+        && DrainKind.of(event) == DrainKind.REBALANCE
+        && event.meta().time() != null
+        && now.plus(MAX_HOLD.dividedBy(10)).isBefore(event.meta().time().plus(MAX_HOLD));
+  }
+
+  /** The round of a rebalance's hold: 0 for the recommendation, then 1, 2, ... */
+  static int round(String eventId) {
+    int at = eventId.lastIndexOf(ROUND);
+    if (at < 0) {
+      return 0;
+    }
+    try {
+      return Integer.parseInt(eventId.substring(at + ROUND.length()));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * The follow-up of a rebalance's hold: the recommendation again (its own time, so {@link
+   * #MAX_HOLD} counts from the first), with the next round's id. Handled like the first, it finds
+   * the group already raised and the node's other pods gone, and holds the replicas again.
+   */
+  static String continuation(FleetEvent.InstanceEvent event, String instanceId) {
+    String id = event.meta().id();
+    int at = id.lastIndexOf(ROUND);
+    String original = at < 0 ? id : id.substring(0, at);
+    var root = io.gpufleet.core.json.Json.MAPPER.createObjectNode();
+    root.put("version", "0");
+    root.put("id", original + ROUND + (round(id) + 1));
+    root.put("detail-type", io.gpufleet.core.event.EventDecoder.REBALANCE);
+    root.put("source", "aws.ec2");
+    root.put("account", event.meta().account());
+    root.put("time", event.meta().time().toString());
+    root.put("region", event.meta().region());
+    root.putArray("resources");
+    root.putObject("detail").put("instance-id", instanceId);
+    return io.gpufleet.core.json.Json.write(root);
+  }
+
   /** A serving replica: controlled by a ReplicaSet or StatefulSet, and not a checkpointing job. */
   static boolean isInferenceReplica(PodInfo pod) {
     return pod.ownerKind() != null
@@ -146,7 +218,8 @@ final class ReplacementRun {
       String nodeName,
       DrainPolicy.Selection selection,
       DrainPolicy.Plan plan,
-      BooleanSupplier takenOver)
+      BooleanSupplier takenOver,
+      boolean mayContinue)
       throws InterruptedException {
     var replicas =
         selection.evictable().stream().filter(ReplacementRun::isInferenceReplica).toList();
@@ -167,6 +240,13 @@ final class ReplacementRun {
             .orElse(0);
     Instant holdUntil = plan.deadline().minusSeconds(grace).minus(HOLD_SLACK);
     heldUntil = awaitReplacement(holdUntil, takenOver);
+    if (readyAt == null && mayContinue && !heldUntil.startsWith(TAKEN_OVER)) {
+      // the replacement is still booting: the replicas stay, a follow-up invocation looks again
+      continued = true;
+      heldUntil =
+          "continued in a follow-up invocation (replacement not Ready by " + holdUntil + ")";
+      return first;
+    }
     var second = drainer.run(nodeName, selection.only(replicas), plan);
     return Drainer.Result.merged(first, second);
   }
@@ -181,7 +261,7 @@ final class ReplacementRun {
     Set<String> ready = new HashSet<>();
     while (true) {
       if (takenOver.getAsBoolean()) {
-        return "another event claimed the node (e.g. its Spot warning)";
+        return TAKEN_OVER;
       }
       try {
         var g = groups.group(name);
@@ -240,6 +320,20 @@ final class ReplacementRun {
    * raise, for the warning that follows.
    */
   ReplacementReport finish(boolean drained) throws InterruptedException {
+    if (continued) {
+      var r = raise().orElseThrow();
+      return new ReplacementReport(
+          r.group(),
+          r.action().name(),
+          r.desiredBefore(),
+          r.desiredAfter(),
+          r.action() == Action.RAISED ? raisedAt : null,
+          null,
+          held,
+          heldUntil,
+          null,
+          "the old instance stays until its replicas have left");
+    }
     var raised = raise();
     if (raised.isEmpty()) {
       return null;

@@ -191,6 +191,87 @@ class ReplacementDrainTest {
     assertThat(asg.group("gpu-ng").desired).isEqualTo(2);
   }
 
+  /** The drain with a continuation queue that keeps what it is given. */
+  final List<String> continued = new CopyOnWriteArrayList<>();
+
+  DrainService withContinuations() {
+    var service =
+        io.gpufleet.drain.wiring.DrainWiring.service(
+            f.client,
+            io.gpufleet.drain.wiring.DrainWiring.Parts.of(f.settings)
+                .timedBy(f.time)
+                .withLifecycle(null, (body, delay) -> continued.add(body)));
+    return service.replaceEarlyWith(new AutoScalingReplacementAdapter(client));
+  }
+
+  /** A Lambda-like time limit from now: 170 s. */
+  Instant invocationLimit() {
+    return f.time.now().plusSeconds(170);
+  }
+
+  @Test
+  void shouldHoldTheReplicasOverFollowUpInvocationsUntilASlowReplacementIsReady() {
+    // Given an opted-in group whose new node takes six minutes to be Ready, and a drain with a
+    // continuation queue and Lambda's three-minute limit
+    group(Duration.ofMinutes(6));
+    var service = withContinuations();
+
+    // When the rebalance recommendation arrives, and each follow-up the drain sends itself
+    var outcomes = new java.util.ArrayList<DrainOutcome>();
+    outcomes.add(service.handle(f.rebalance("e-slowboot", OLD), invocationLimit()).get(0));
+    while (outcomes.get(outcomes.size() - 1).status() == Status.DRAINING && outcomes.size() < 10) {
+      String body = continued.get(continued.size() - 1);
+      outcomes.add(service.handle(DrainFixture.decode(body), invocationLimit()).get(0));
+    }
+
+    // Then the first rounds kept the replicas on the node, and the last evicted them once the
+    // replacement was Ready
+    var last = outcomes.get(outcomes.size() - 1);
+    assertThat(outcomes).hasSizeGreaterThan(1);
+    assertThat(outcomes.subList(0, outcomes.size() - 1))
+        .allSatisfy(
+            o -> {
+              assertThat(o.status()).isEqualTo(Status.DRAINING);
+              assertThat(o.replacement().heldUntil()).startsWith("continued");
+              assertThat(o.replacement().terminatedAt()).isNull();
+            });
+    assertThat(continued.get(0)).contains("\"id\":\"e-slowboot#hold-1\"");
+    assertThat(last.status()).as(last.message()).isEqualTo(Status.DRAINED);
+    assertThat(last.replacement().heldUntil()).isEqualTo("replacement Ready");
+    assertThat(last.replacement().replacementReadyAt())
+        .isAfterOrEqualTo(launchedAt.plus(Duration.ofMinutes(6)));
+    assertThat(last.podsEvicted()).contains("apps/gpu-old-web-0", "apps/gpu-old-web-1");
+    assertThat(last.replacement().terminatedAt()).isNotNull();
+    // and the group was raised once, and is back at its size
+    assertThat(asg.setDesiredCalls()).containsExactly("gpu-ng=3");
+    assertThat(asg.group("gpu-ng").desired).isEqualTo(2);
+  }
+
+  @Test
+  void shouldStopHoldingOverInvocationsFifteenMinutesAfterTheRecommendation() {
+    // Given a replacement that never gets Ready
+    group(Duration.ofHours(2));
+    var service = withContinuations();
+    var event = f.rebalance("e-never", OLD);
+    Instant sent = f.time.now();
+
+    var outcomes = new java.util.ArrayList<DrainOutcome>();
+    outcomes.add(service.handle(event, invocationLimit()).get(0));
+    while (outcomes.get(outcomes.size() - 1).status() == Status.DRAINING && outcomes.size() < 20) {
+      String body = continued.get(continued.size() - 1);
+      outcomes.add(service.handle(DrainFixture.decode(body), invocationLimit()).get(0));
+    }
+
+    // Then the last round evicted the replicas at its latest safe moment, within the function's
+    // limit, no later than about fifteen minutes after the recommendation
+    var last = outcomes.get(outcomes.size() - 1);
+    assertThat(last.status()).isEqualTo(Status.DRAINED);
+    assertThat(last.deadlineMet()).isTrue();
+    assertThat(last.replacement().heldUntil()).startsWith("latest safe moment");
+    assertThat(f.time.now()).isBefore(sent.plus(ReplacementRun.MAX_HOLD).plusSeconds(170));
+    assertThat(outcomes).hasSizeBetween(5, 8);
+  }
+
   @Test
   void shouldSayWhenTheGroupIsAtItsMaxAndDrainAsBefore() {
     asg.add("full", 1, 2, false, Map.of(EarlyReplacement.OPT_IN, "true"), OLD, OTHER);

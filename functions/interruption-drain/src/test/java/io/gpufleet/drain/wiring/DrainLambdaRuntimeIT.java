@@ -68,7 +68,19 @@ class DrainLambdaRuntimeIT {
             root.resolve("events/spot-interruption-warning-inference.json").toFile());
     var setup =
         FUNCTION.setup(
-            template, RuntimeTierFunction.STACK, AWS.emulator(), cluster.url(), work, Map.of());
+            template,
+            RuntimeTierFunction.STACK,
+            AWS.emulator(),
+            cluster.url(),
+            work,
+            // the continuation queue's URL (what Ref answers); a Spot warning sends nothing to it
+            Map.of(
+                "LifecycleQueue",
+                "https://sqs.us-east-1.amazonaws.com/"
+                    + RuntimeTierFunction.ACCOUNT
+                    + "/"
+                    + RuntimeTierFunction.STACK
+                    + "-LifecycleQueue"));
     return RuntimeTierFunction.run(setup, mode, SimEvents.rebase(event, Instant.now()));
   }
 
