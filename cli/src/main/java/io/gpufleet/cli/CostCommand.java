@@ -43,9 +43,8 @@ final class CostCommand implements Callable<Integer> {
       name = "query",
       description = {
         "Run a named query (or any SQL over table focus) on FOCUS files with DuckDB, in process.",
-        "Named queries (deploy/queries, also the stack's Athena named queries): "
-            + "cost-by-team-month, cost-by-pool-capacity, idle-gpu-cost-by-pool, "
-            + "spot-savings-trend.",
+        "Named queries: the files of deploy/queries, also the stack's Athena named queries (see"
+            + " NAME|SQL below).",
         "--from DIR (a directory holding focus/ or the partitions themselves) or"
             + " s3://BUCKET[/PREFIX] (the report bucket: its focus/ objects are copied to a"
             + " temporary directory first; AWS credentials from the default chain).",
@@ -58,7 +57,11 @@ final class CostCommand implements Callable<Integer> {
     @Mixin Cli.Help help;
     @Spec CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "NAME|SQL", description = "A named query or SQL.")
+    @Parameters(
+        index = "0",
+        paramLabel = "NAME|SQL",
+        completionCandidates = FocusQueries.Names.class,
+        description = "A named query (${COMPLETION-CANDIDATES}) or SQL.")
     String query;
 
     @Option(

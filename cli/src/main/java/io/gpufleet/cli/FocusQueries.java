@@ -26,7 +26,15 @@ final class FocusQueries {
           "cost-by-team-month",
           "cost-by-pool-capacity",
           "idle-gpu-cost-by-pool",
-          "spot-savings-trend");
+          "spot-savings-trend",
+          "cost-per-million-tokens");
+
+  /** {@link #NAMES} for picocli (completion and the help text). */
+  static final class Names extends ArrayList<String> {
+    Names() {
+      super(NAMES);
+    }
+  }
 
   /** A query's answer: column labels and rows (JDBC objects). */
   record Result(List<String> columns, List<List<Object>> rows) {}

@@ -177,6 +177,49 @@ class CostQueryTotalsTest extends CapturedCli {
   }
 
   @Test
+  void costPerMillionTokensShouldBeTheReportsTokenCostsPerDay() throws Exception {
+    // the JSON reports' token figures by day, cluster, namespace and model
+    var cost = new HashMap<String, BigDecimal>();
+    var tokens = new HashMap<String, Double>();
+    for (var rep : REPORTS) {
+      String day = rep.at("/header/windowStart").asText().substring(0, 10);
+      String cluster = rep.at("/header/cluster").asText();
+      for (var t : rep.get("tokens")) {
+        String k =
+            day + " " + cluster + " " + t.get("namespace").asText() + " " + t.get("model").asText();
+        cost.merge(k, t.get("cost").decimalValue(), BigDecimal::add);
+        tokens.merge(k, t.get("outputTokens").asDouble(), Double::sum);
+      }
+    }
+    assertThat(cost).as("token figures in the simulation's reports").isNotEmpty();
+    var r = FocusQueries.run(dir, "cost-per-million-tokens");
+    assertThat(r.columns())
+        .containsExactly(
+            "day",
+            "account",
+            "cluster",
+            "namespace",
+            "model",
+            "output_tokens",
+            "effective_cost",
+            "cost_per_million_tokens");
+    var seen = new ArrayList<String>();
+    for (var row : r.rows()) {
+      String k = row.get(0) + " " + row.get(2) + " " + row.get(3) + " " + row.get(4);
+      seen.add(k);
+      assertThat(new BigDecimal(row.get(6).toString())).as(k).isEqualByComparingTo(cost.get(k));
+      assertThat(new BigDecimal(row.get(5).toString()).doubleValue())
+          .as(k)
+          .isCloseTo(tokens.get(k), org.assertj.core.data.Offset.offset(1.0));
+      double want = cost.get(k).doubleValue() * 1e6 / tokens.get(k);
+      assertThat(new BigDecimal(row.get(7).toString()).doubleValue())
+          .as(k)
+          .isCloseTo(want, org.assertj.core.data.Offset.offset(1e-3));
+    }
+    assertThat(seen).containsExactlyInAnyOrderElementsOf(cost.keySet());
+  }
+
+  @Test
   void costQueryShouldAnswerByTeamOverBothClustersInOneCommand() {
     int code =
         run("cost", "query", "cost-by-team-month", "--from", dir.toString(), "--format", "csv");
