@@ -71,6 +71,15 @@ class TemplateFocusTest {
                 + HoldRecords.PREFIX
                 + "billing_period=*/account=${AWS::AccountId}/cluster=${ClusterName}/*")
         .doesNotContain("s3:PutObject\n                Resource: !Sub ${CostReportBucket.Arn}/*");
+    // FinOps readers may read the records; they expire with the reports
+    assertThat(block(TemplateMemoryTest.template(), "CostFocusReaderPolicy"))
+        .contains("table/${CostFocusDatabase}/schedule_holds")
+        .contains("Resource: !Sub ${CostReportBucket.Arn}/" + HoldRecords.PREFIX + "*");
+    assertThat(block(TemplateMemoryTest.template(), "CostReportBucket"))
+        .contains(
+            "Prefix: "
+                + HoldRecords.PREFIX
+                + "\n            ExpirationInDays: !Ref CostReportRetentionDays");
   }
 
   @Test
