@@ -61,6 +61,14 @@ final class TokenCosts {
       Map<String, BigDecimal> podCost,
       Map<String, Double> podGpuHours,
       Map<String, Double> nsGpuHours) {
+    // the GPU pods of each namespace ("namespace/pod" -> requested GPU-hours), for pod-less series
+    var byNamespace = new HashMap<String, List<Map.Entry<String, Double>>>();
+    for (var e : podGpuHours.entrySet()) {
+      if (e.getValue() > 0) {
+        String ns = e.getKey().substring(0, e.getKey().indexOf('/'));
+        byNamespace.computeIfAbsent(ns, k -> new ArrayList<>()).add(e);
+      }
+    }
     var output = new java.util.TreeMap<String, Double>();
     var models = new HashMap<String, java.util.TreeSet<String>>();
     for (var t : tokens) {
@@ -75,12 +83,9 @@ final class TokenCosts {
         continue;
       }
       double total = nsGpuHours.get(t.namespace());
-      String prefix = t.namespace() + "/";
-      for (var e : podGpuHours.entrySet()) {
-        if (e.getKey().startsWith(prefix) && e.getValue() > 0) {
-          output.merge(e.getKey(), t.output() * e.getValue() / total, Double::sum);
-          models.computeIfAbsent(e.getKey(), k -> new java.util.TreeSet<>()).add(model);
-        }
+      for (var e : byNamespace.get(t.namespace())) {
+        output.merge(e.getKey(), t.output() * e.getValue() / total, Double::sum);
+        models.computeIfAbsent(e.getKey(), k -> new java.util.TreeSet<>()).add(model);
       }
     }
     var out = new LinkedHashMap<String, CostReport.PodTokens>();

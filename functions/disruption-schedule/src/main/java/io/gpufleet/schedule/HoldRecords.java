@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.config.TeamLabel;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.store.BlobStorePort;
 import io.gpufleet.schedule.model.Change;
@@ -303,7 +304,7 @@ public final class HoldRecords {
 
   /** Where and as whom a run's record is written; {@link #OFF} when no bucket is configured. */
   public record Recorder(BlobStorePort store, String accountId, String teamLabel) {
-    public static final Recorder OFF = new Recorder(null, null, "team");
+    public static final Recorder OFF = new Recorder(null, null, TeamLabel.DEFAULT);
 
     public boolean enabled() {
       return store != null;
@@ -317,11 +318,7 @@ public final class HoldRecords {
     public static Recorder from(
         Settings env, java.util.function.Function<String, BlobStorePort> s3) {
       String bucket = env.string("SCHEDULE_RECORDS_BUCKET", "");
-      String team = env.string("COST_TEAM_LABEL", "team");
-      if (!team.matches(
-          "([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")) {
-        throw new ConfigException("COST_TEAM_LABEL='" + team + "' is not a label key");
-      }
+      String team = TeamLabel.from(env);
       if (bucket.isEmpty()) {
         return new Recorder(null, null, team);
       }
