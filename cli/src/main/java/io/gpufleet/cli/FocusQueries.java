@@ -21,7 +21,7 @@ import java.util.List;
  * cluster, as Athena's table has them — and the disruption schedule's hold records (DIR/schedule,
  * JSON Lines, {@link HoldRecords}) as table {@code schedule_holds}, with the columns of Athena's
  * table of them. Every hold record is checked first: a malformed one is an error naming its file
- * and line. DuckDB never downloads an extension here.
+ * and line (checked for the queries that read them). DuckDB never downloads an extension here.
  */
 final class FocusQueries {
   /** Every file of deploy/queries (checked by FocusQueriesTest). */
@@ -137,14 +137,20 @@ final class FocusQueries {
       for (String p : List.of("billing_period", "account", "cluster")) {
         cols.add("CAST(NULL AS VARCHAR) AS " + p);
       }
-      return "CREATE VIEW schedule_holds AS SELECT " + String.join(", ", cols) + " WHERE false";
+      return "CREATE VIEW "
+          + HoldRecords.TABLE
+          + " AS SELECT "
+          + String.join(", ", cols)
+          + " WHERE false";
     }
     var cols = new ArrayList<String>();
     for (var c : HoldRecords.COLUMNS) {
       cols.add("'" + c.name() + "': '" + duckType(c.hiveType()) + "'");
     }
     String glob = scheduleDir(dir).toAbsolutePath().toString().replace("'", "''") + "/**/*.json";
-    return "CREATE VIEW schedule_holds AS SELECT * FROM read_json('"
+    return "CREATE VIEW "
+        + HoldRecords.TABLE
+        + " AS SELECT * FROM read_json('"
         + glob
         + "', format = 'newline_delimited', columns = {"
         + String.join(", ", cols)
@@ -156,8 +162,11 @@ final class FocusQueries {
     if (!Files.isDirectory(focus)) {
       throw new ConfigException("cost query: " + dir + " is not a directory");
     }
-    boolean holds = !holdRecords(dir).isEmpty();
-    if (!holds && SCHEDULE_SAVINGS.equals(nameOrSql)) {
+    String sql = resolve(nameOrSql);
+    // the hold records are checked (and their view made) only for a query that reads them
+    boolean usesHolds = sql.toLowerCase(java.util.Locale.ROOT).contains(HoldRecords.TABLE);
+    boolean holds = usesHolds && !holdRecords(dir).isEmpty();
+    if (usesHolds && !holds && SCHEDULE_SAVINGS.equals(nameOrSql)) {
       throw new ConfigException(
           "cost query "
               + SCHEDULE_SAVINGS
@@ -176,8 +185,10 @@ final class FocusQueries {
           "CREATE VIEW focus AS SELECT * FROM read_parquet('"
               + glob
               + "', hive_partitioning = true, hive_types_autocast = false, union_by_name = true)");
-      st.execute(scheduleView(dir, holds));
-      try (var rs = st.executeQuery(resolve(nameOrSql))) {
+      if (usesHolds) {
+        st.execute(scheduleView(dir, holds));
+      }
+      try (var rs = st.executeQuery(sql)) {
         var md = rs.getMetaData();
         var columns = new ArrayList<String>();
         for (int i = 1; i <= md.getColumnCount(); i++) {

@@ -144,6 +144,9 @@ class ScheduleSavingsQueryTest extends CapturedCli {
     assertThat(run("cost", "query", "schedule-savings", "--from", dir.toString())).isEqualTo(2);
     assertThat(err()).contains("20261110T230000Z.json line 2: replicas_held 7");
     assertThat(out()).doesNotContain("estimated_saving");
+    // a query of the FOCUS rows alone still answers
+    assertThat(FocusQueries.run(dir, "SELECT count(*) FROM focus").rows().get(0))
+        .containsExactly(4L);
   }
 
   @Test

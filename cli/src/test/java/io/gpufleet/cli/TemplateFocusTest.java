@@ -57,7 +57,7 @@ class TemplateFocusTest {
         .containsExactlyElementsOf(
             HoldRecords.COLUMNS.stream().map(c -> c.name() + " " + c.hiveType()).toList());
     assertThat(table)
-        .contains("Name: schedule_holds")
+        .contains("Name: " + HoldRecords.TABLE)
         .contains("ignore.malformed.json: \"false\"")
         .contains(
             "s3://${CostReportBucket}/"
@@ -73,7 +73,7 @@ class TemplateFocusTest {
         .doesNotContain("s3:PutObject\n                Resource: !Sub ${CostReportBucket.Arn}/*");
     // FinOps readers may read the records; they expire with the reports
     assertThat(block(TemplateMemoryTest.template(), "CostFocusReaderPolicy"))
-        .contains("table/${CostFocusDatabase}/schedule_holds")
+        .contains("table/${CostFocusDatabase}/" + HoldRecords.TABLE)
         .contains("Resource: !Sub ${CostReportBucket.Arn}/" + HoldRecords.PREFIX + "*");
     assertThat(block(TemplateMemoryTest.template(), "CostReportBucket"))
         .contains(

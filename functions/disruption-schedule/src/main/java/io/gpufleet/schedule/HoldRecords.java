@@ -37,6 +37,9 @@ import java.util.Set;
 public final class HoldRecords {
   public static final String PREFIX = "schedule/";
 
+  /** The table of the records: Glue's in template.yaml, the CLI's DuckDB view, the named query. */
+  public static final String TABLE = "schedule_holds";
+
   /** The kind of a run's own line (so the next run's time is known even when nothing is held). */
   public static final String RUN = "(run)";
 
