@@ -1,6 +1,7 @@
 package io.gpufleet.cli;
 
 import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.schedule.HoldRecords;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
@@ -42,13 +43,16 @@ final class CostCommand implements Callable<Integer> {
   @Command(
       name = "query",
       description = {
-        "Run a named query (or any SQL over table focus) on FOCUS files with DuckDB, in process.",
-        "Named queries (deploy/queries, also the stack's Athena named queries): "
-            + "cost-by-team-month, cost-by-pool-capacity, idle-gpu-cost-by-pool, "
-            + "spot-savings-trend.",
-        "--from DIR (a directory holding focus/ or the partitions themselves) or"
-            + " s3://BUCKET[/PREFIX] (the report bucket: its focus/ objects are copied to a"
-            + " temporary directory first; AWS credentials from the default chain).",
+        "Run a named query (or any SQL over tables focus and schedule_holds) on FOCUS files with"
+            + " DuckDB, in process.",
+        "Named queries: the files of deploy/queries, also the stack's Athena named queries (see"
+            + " NAME|SQL below).",
+        "--from DIR (a directory holding focus/ and schedule/, or the FOCUS partitions"
+            + " themselves) or s3://BUCKET[/PREFIX] (the report bucket: its focus/ and schedule/"
+            + " objects are copied to a temporary directory first; AWS credentials from the default"
+            + " chain).",
+        "schedule-savings is an estimate (method: docs/cost-report.md, Off-hours savings); it"
+            + " needs the disruption schedule's records (schedule/) beside the FOCUS files.",
         "Exit codes: 0 answered, 2 bad flag, unknown query or bad SQL, 1 other failure."
       })
   static final class Query implements Callable<Integer> {
@@ -58,7 +62,11 @@ final class CostCommand implements Callable<Integer> {
     @Mixin Cli.Help help;
     @Spec CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "NAME|SQL", description = "A named query or SQL.")
+    @Parameters(
+        index = "0",
+        paramLabel = "NAME|SQL",
+        completionCandidates = FocusQueries.Names.class,
+        description = "A named query (${COMPLETION-CANDIDATES}) or SQL.")
     String query;
 
     @Option(
@@ -102,6 +110,10 @@ final class CostCommand implements Callable<Integer> {
       } catch (java.sql.SQLException e) {
         throw new ConfigException("cost query: " + e.getMessage().lines().findFirst().orElse(""));
       }
+      if (format.equals("table") && query.equals(FocusQueries.SCHEDULE_SAVINGS)) {
+        // the figure is an estimate: the table says so above it
+        out.println(FocusQueries.title(query));
+      }
       out.print(
           switch (format) {
             case "csv" -> FocusQueries.csv(r);
@@ -123,8 +135,9 @@ final class CostCommand implements Callable<Integer> {
     }
 
     /**
-     * Copies the .parquet objects under s3://bucket/prefix/focus/ (or prefix/ when it is the focus
-     * prefix) to a new temporary directory, keys as paths; returns the directory.
+     * Copies the .parquet objects under s3://bucket/prefix/focus/ (prefix/ may name the focus
+     * prefix itself) to DIR/focus/ of a new temporary directory, and the schedule's hold records
+     * under s3://bucket/prefix/schedule/ (.json) to DIR/schedule/, keys as paths; returns DIR.
      */
     static Path download(S3Client s3, URI uri, PrintStream err) throws Exception {
       String bucket = uri.getHost();
@@ -132,31 +145,42 @@ final class CostCommand implements Callable<Integer> {
       if (!prefix.isEmpty() && !prefix.endsWith("/")) {
         prefix += "/";
       }
-      if (!prefix.endsWith("focus/")) {
-        prefix += "focus/";
-      }
+      String base = prefix.endsWith("focus/") ? prefix.substring(0, prefix.length() - 6) : prefix;
       if (bucket == null || bucket.isEmpty()) {
         throw new ConfigException("cost query: " + uri + " names no bucket");
       }
       Path dir = Files.createTempDirectory("gpufleet-focus-");
+      int n = copy(s3, bucket, base + "focus/", ".parquet", dir.resolve("focus"));
+      err.println(
+          "cost query: " + n + " FOCUS file(s) from s3://" + bucket + "/" + base + "focus/");
+      String schedule = base + HoldRecords.PREFIX;
+      int m = copy(s3, bucket, schedule, ".json", dir.resolve("schedule"));
+      if (m > 0) {
+        err.println(
+            "cost query: " + m + " schedule record(s) from s3://" + bucket + "/" + schedule);
+      }
+      return dir;
+    }
+
+    private static int copy(S3Client s3, String bucket, String prefix, String suffix, Path to)
+        throws Exception {
       int n = 0;
       var pages =
           s3.listObjectsV2Paginator(
               ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).build());
       for (var o : pages.contents()) {
-        if (!o.key().endsWith(".parquet")) {
+        if (!o.key().endsWith(suffix)) {
           continue;
         }
-        Path f = dir.resolve(o.key().substring(prefix.length())).normalize();
-        if (!f.startsWith(dir)) {
+        Path f = to.resolve(o.key().substring(prefix.length())).normalize();
+        if (!f.startsWith(to)) {
           continue;
         }
         Files.createDirectories(f.getParent());
         s3.getObject(GetObjectRequest.builder().bucket(bucket).key(o.key()).build(), f);
         n++;
       }
-      err.println("cost query: " + n + " FOCUS file(s) from s3://" + bucket + "/" + prefix);
-      return dir;
+      return n;
     }
   }
 }

@@ -141,6 +141,7 @@ final class CostSimulation {
       List<CostOutcome> days;
       long ceCalls;
       long pricingCalls;
+      int scheduleRuns;
       try {
         o =
             service.run(
@@ -154,6 +155,9 @@ final class CostSimulation {
                 .count();
         pricingCalls = stub.calls(PricingStub.OPERATION).size();
         days = focusDays(service, now, err);
+        Instant today = now.truncatedTo(ChronoUnit.DAYS);
+        scheduleRuns =
+            SavingsSimulation.record(store, today.minus(Duration.ofDays(FOCUS_DAYS)), today);
       } finally {
         prometheus.stop(0);
       }
@@ -167,6 +171,7 @@ final class CostSimulation {
         where.println("cost.html written to " + o.outputs().get("html"));
       }
       printFocus(where, dir, days);
+      printSavings(where, dir, scheduleRuns);
       return o;
     }
   }
@@ -204,6 +209,17 @@ final class CostSimulation {
         "FOCUS 1.2 data: %d days x 2 clusters, %d Parquet files under %s%n",
         days.size(), files, dir.resolve("focus"));
     String name = "cost-by-team-month";
+    out.println(
+        FocusQueries.title(name) + "  (./gpufleet cost query " + name + " --from " + dir + "):");
+    out.print(FocusQueries.table(FocusQueries.run(dir, name)));
+  }
+
+  static void printSavings(PrintStream out, Path dir, int runs) throws Exception {
+    String name = FocusQueries.SCHEDULE_SAVINGS;
+    out.println();
+    out.printf(
+        "Disruption schedule over the same days: %d hourly runs, hold records under %s%n",
+        runs, dir.resolve("schedule"));
     out.println(
         FocusQueries.title(name) + "  (./gpufleet cost query " + name + " --from " + dir + "):");
     out.print(FocusQueries.table(FocusQueries.run(dir, name)));

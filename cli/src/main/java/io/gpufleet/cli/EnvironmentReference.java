@@ -118,6 +118,14 @@ final class EnvironmentReference {
                   "COST_WINDOW",
                   "Window reported when the trigger names none (last-hour, last-day, ...)."),
               Map.entry(
+                  "SCHEDULE_RECORDS_BUCKET",
+                  "Bucket (the report bucket) the schedule writes its hold records to, under"
+                      + " schedule/ (read by the named query schedule-savings); empty: none."),
+              Map.entry(
+                  "SCHEDULE_ACCOUNT_ID",
+                  "Account partition of the hold records (12 digits; required with"
+                      + " SCHEDULE_RECORDS_BUCKET)."),
+              Map.entry(
                   "COST_ACCOUNT_ID",
                   "Billing account of the FOCUS rows (12 digits); set, the report also writes"
                       + " FOCUS files under focus/."),

@@ -10,6 +10,8 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -174,6 +176,135 @@ class CostQueryTotalsTest extends CapturedCli {
           .isEqualByComparingTo(want.get(row.get(0).toString()));
     }
     assertThat(column(r, "effective_cost")).isEqualByComparingTo(sum(REPORTS, "/kpis/totalCost"));
+  }
+
+  @Test
+  void costPerMillionTokensShouldBeTheReportsTokenCostsPerDay() throws Exception {
+    // the JSON reports' token figures by day, cluster, namespace and model
+    var cost = new HashMap<String, BigDecimal>();
+    var tokens = new HashMap<String, Double>();
+    for (var rep : REPORTS) {
+      String day = rep.at("/header/windowStart").asText().substring(0, 10);
+      String cluster = rep.at("/header/cluster").asText();
+      for (var t : rep.get("tokens")) {
+        String k =
+            day + " " + cluster + " " + t.get("namespace").asText() + " " + t.get("model").asText();
+        cost.merge(k, t.get("cost").decimalValue(), BigDecimal::add);
+        tokens.merge(k, t.get("outputTokens").asDouble(), Double::sum);
+      }
+    }
+    assertThat(cost).as("token figures in the simulation's reports").isNotEmpty();
+    var r = FocusQueries.run(dir, "cost-per-million-tokens");
+    assertThat(r.columns())
+        .containsExactly(
+            "day",
+            "account",
+            "cluster",
+            "namespace",
+            "model",
+            "output_tokens",
+            "effective_cost",
+            "cost_per_million_tokens");
+    var seen = new ArrayList<String>();
+    for (var row : r.rows()) {
+      String k = row.get(0) + " " + row.get(2) + " " + row.get(3) + " " + row.get(4);
+      seen.add(k);
+      assertThat(new BigDecimal(row.get(6).toString())).as(k).isEqualByComparingTo(cost.get(k));
+      assertThat(new BigDecimal(row.get(5).toString()).doubleValue())
+          .as(k)
+          .isCloseTo(tokens.get(k), org.assertj.core.data.Offset.offset(1.0));
+      double want = cost.get(k).doubleValue() * 1e6 / tokens.get(k);
+      assertThat(new BigDecimal(row.get(7).toString()).doubleValue())
+          .as(k)
+          .isCloseTo(want, org.assertj.core.data.Offset.offset(1e-3));
+    }
+    assertThat(seen).containsExactlyInAnyOrderElementsOf(cost.keySet());
+  }
+
+  @Test
+  void scheduleSavingsShouldBeTheHeldGpuHoursAtTheReportsGpuHourPrices() throws Exception {
+    // the schedule ran hourly from the first FOCUS day's start to the last one's end
+    Instant first =
+        REPORTS.stream()
+            .map(r -> Instant.parse(r.at("/header/windowStart").asText()))
+            .min(Instant::compareTo)
+            .orElseThrow();
+    Instant last =
+        REPORTS.stream()
+            .map(r -> Instant.parse(r.at("/header/windowEnd").asText()))
+            .max(Instant::compareTo)
+            .orElseThrow();
+    try (var files = Files.walk(dir.resolve("schedule"))) {
+      assertThat(files.filter(f -> f.toString().endsWith(".json")))
+          .hasSize((int) Duration.between(first, last).toHours() + 1);
+    }
+    // each month's price per requested GPU-hour of the demo cluster, by namespace and overall
+    var cost = new HashMap<String, BigDecimal>();
+    var hours = new HashMap<String, BigDecimal>();
+    for (var rep : REPORTS) {
+      if (!rep.at("/header/cluster").asText().equals(io.gpufleet.sim.DemoFleet.CLUSTER)) {
+        continue;
+      }
+      for (var n : rep.get("nodes")) {
+        for (var a : n.get("allocations")) {
+          if (a.get("gpuRequestedHours").asDouble() > 0) {
+            for (String k : List.of(month(rep) + " " + a.get("namespace").asText(), month(rep))) {
+              cost.merge(k, a.get("effectiveCost").decimalValue(), BigDecimal::add);
+              hours.merge(k, a.get("gpuRequestedHours").decimalValue(), BigDecimal::add);
+            }
+          }
+        }
+      }
+    }
+    java.util.function.BiFunction<String, String, Double> price =
+        (m, ns) -> {
+          String k = cost.containsKey(m + " " + ns) ? m + " " + ns : m;
+          return cost.get(k).doubleValue() / hours.get(k).doubleValue();
+        };
+    assertThat(cost).containsKey(month(REPORTS.get(0)) + " inference");
+    // the policy says which runs were off-hours; each held run counts the hour until the next
+    var policy =
+        io.gpufleet.schedule.policy.PolicyParser.parse(SavingsSimulation.POLICY, "simulated");
+    var gpuHours = new HashMap<String, Double>();
+    var saving = new HashMap<String, Double>();
+    for (Instant t = first; t.isBefore(last); t = t.plus(Duration.ofHours(1))) {
+      String window = io.gpufleet.schedule.policy.WindowClock.at(policy, t).name();
+      if (!window.equals("off-hours")) {
+        continue;
+      }
+      String day = t.toString().substring(0, 10);
+      String m = t.toString().substring(0, 7);
+      String vllm = day + " " + window + " ml-platform";
+      String notebooks = day + " " + window + " ml-research";
+      gpuHours.merge(vllm, (SavingsSimulation.VLLM_REPLICAS - 2) * 1.0, Double::sum);
+      saving.merge(
+          vllm, (SavingsSimulation.VLLM_REPLICAS - 2) * price.apply(m, "inference"), Double::sum);
+      gpuHours.merge(notebooks, SavingsSimulation.NOTEBOOK_REPLICAS * 1.0, Double::sum);
+      saving.merge(
+          notebooks, SavingsSimulation.NOTEBOOK_REPLICAS * price.apply(m, "research"), Double::sum);
+    }
+    assertThat(gpuHours).isNotEmpty();
+
+    var r = FocusQueries.run(dir, "schedule-savings");
+
+    var seen = new ArrayList<String>();
+    for (var row : r.rows()) {
+      String k = row.get(0) + " " + row.get(1) + " " + row.get(2);
+      seen.add(k);
+      assertThat(new BigDecimal(row.get(4).toString()).doubleValue())
+          .as("held GPU-hours " + k)
+          .isCloseTo(gpuHours.get(k), org.assertj.core.data.Offset.offset(0.05));
+      assertThat(new BigDecimal(row.get(5).toString()).doubleValue())
+          .as("estimated saving " + k)
+          .isCloseTo(saving.get(k), org.assertj.core.data.Offset.offset(0.01));
+      assertThat(new BigDecimal(row.get(6).toString())).as(k).isZero();
+    }
+    assertThat(seen).containsExactlyInAnyOrderElementsOf(gpuHours.keySet());
+    assertThat(simulateOut)
+        .contains("hold records under " + dir.resolve("schedule"))
+        .contains("./gpufleet cost query schedule-savings --from " + dir)
+        .contains("(an ESTIMATE)")
+        .contains("estimated_saving");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.gpufleet.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.cost.focus.FocusColumns;
+import io.gpufleet.schedule.HoldRecords;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,9 +12,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * template.yaml's Athena side of the FOCUS data against its sources: the Glue table's columns are
- * the columns the cost report writes (FocusColumns, with their Athena types), and each named query
- * is a deploy/queries file, verbatim (the same file `gpufleet cost query` runs).
+ * template.yaml's Athena side of the FOCUS data against its sources: the Glue tables' columns are
+ * the columns the cost report writes (FocusColumns, with their Athena types) and the columns of the
+ * schedule's hold records (HoldRecords), and each named query is a deploy/queries file, verbatim
+ * (the same file `gpufleet cost query` runs).
  */
 class TemplateFocusTest {
   static final Pattern COLUMN =
@@ -41,6 +43,43 @@ class TemplateFocusTest {
     assertThat(table)
         .contains("projection.enabled: \"true\"")
         .contains("billing_period=${!billing_period}/account=${!account}/cluster=${!cluster}/");
+  }
+
+  @Test
+  void holdRecordsTableShouldDeclareTheColumnsTheScheduleWrites() throws Exception {
+    String table = block(TemplateMemoryTest.template(), "CostScheduleHoldsTable");
+    var declared = new ArrayList<String>();
+    var m = COLUMN.matcher(table);
+    while (m.find()) {
+      declared.add(m.group(1) + " " + m.group(2));
+    }
+    assertThat(declared)
+        .containsExactlyElementsOf(
+            HoldRecords.COLUMNS.stream().map(c -> c.name() + " " + c.hiveType()).toList());
+    assertThat(table)
+        .contains("Name: " + HoldRecords.TABLE)
+        .contains("ignore.malformed.json: \"false\"")
+        .contains(
+            "s3://${CostReportBucket}/"
+                + HoldRecords.PREFIX
+                + "billing_period=${!billing_period}/account=${!account}/cluster=${!cluster}/");
+    // the schedule may write there, and nowhere else in the bucket
+    String role = block(TemplateMemoryTest.template(), "DisruptionScheduleRole");
+    assertThat(role)
+        .contains(
+            "Resource: !Sub ${CostReportBucket.Arn}/"
+                + HoldRecords.PREFIX
+                + "billing_period=*/account=${AWS::AccountId}/cluster=${ClusterName}/*")
+        .doesNotContain("s3:PutObject\n                Resource: !Sub ${CostReportBucket.Arn}/*");
+    // FinOps readers may read the records; they expire with the reports
+    assertThat(block(TemplateMemoryTest.template(), "CostFocusReaderPolicy"))
+        .contains("table/${CostFocusDatabase}/" + HoldRecords.TABLE)
+        .contains("Resource: !Sub ${CostReportBucket.Arn}/" + HoldRecords.PREFIX + "*");
+    assertThat(block(TemplateMemoryTest.template(), "CostReportBucket"))
+        .contains(
+            "Prefix: "
+                + HoldRecords.PREFIX
+                + "\n            ExpirationInDays: !Ref CostReportRetentionDays");
   }
 
   @Test

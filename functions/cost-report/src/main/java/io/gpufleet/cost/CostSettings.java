@@ -2,6 +2,7 @@ package io.gpufleet.cost;
 
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.config.TeamLabel;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -60,11 +61,7 @@ public record CostSettings(
     if (!cluster.matches("[0-9A-Za-z][A-Za-z0-9_-]{0,99}")) {
       throw new ConfigException("CLUSTER_NAME='" + cluster + "' is not an EKS cluster name");
     }
-    String team = s.string("COST_TEAM_LABEL", "team");
-    if (!team.matches(
-        "([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")) {
-      throw new ConfigException("COST_TEAM_LABEL='" + team + "' is not a label key");
-    }
+    String team = TeamLabel.from(s);
     // at least 32 days, so month-to-date reports see every node
     Duration retention =
         s.duration(

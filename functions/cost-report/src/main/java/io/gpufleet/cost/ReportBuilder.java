@@ -113,6 +113,10 @@ public final class ReportBuilder {
     int cpuOnlyCount = 0;
     var podCost = new HashMap<String, BigDecimal>();
     var nsGpuPodCost = new HashMap<String, BigDecimal>();
+    // requested GPU-hours by "namespace/pod" and by namespace: a namespace's pod-less token series
+    // go to its GPU pods in proportion (TokenCosts.perPod)
+    var podGpuHours = new HashMap<String, Double>();
+    var nsGpuHours = new HashMap<String, Double>();
     var hourly = new HourlySeries(w);
     // unrounded GPU-hours for the reconciliation (rows carry them rounded to 3 decimals)
     double[] gpuBalance = new double[3];
@@ -240,6 +244,8 @@ public final class ReportBuilder {
         }
         podCost.merge(p.namespace() + "/" + p.name(), eff.pods()[i], BigDecimal::add);
         nsGpuPodCost.merge(p.namespace(), g > 0 ? eff.pods()[i] : BigDecimal.ZERO, BigDecimal::add);
+        podGpuHours.merge(p.namespace() + "/" + p.name(), g, Double::sum);
+        nsGpuHours.merge(p.namespace(), g, Double::sum);
         allocations.add(
             new CostReport.Allocation(
                 p.namespace(),
@@ -384,7 +390,18 @@ public final class ReportBuilder {
     rollups.put("namespace", rowRollup(rows, Row::namespace));
     rollups.put("team", rowRollup(rows, Row::team));
 
-    var tokens = TokenCosts.of(util.tokens(), podCost, nsGpuPodCost);
+    var tokens = TokenCosts.of(util.tokens(), podCost, nsGpuPodCost, nsGpuHours);
+    var podTokens = TokenCosts.perPod(util.tokens(), podCost, podGpuHours, nsGpuHours);
+    var notes = new ArrayList<>(in.notes());
+    double unallocated = TokenCosts.unallocated(util.tokens(), podCost, nsGpuHours);
+    if (unallocated > 0) {
+      notes.add(
+          String.format(
+              Locale.ROOT,
+              "%.0f output tokens came from pods (or namespaces without GPU pods) with no"
+                  + " allocation in the window: not in cost per token",
+              unallocated));
+    }
     var cpuOnlyListed = new ArrayList<>(cpuOnly);
     cpuOnlyListed.sort(Comparator.comparing(ReportBuilder::dearest).reversed());
     var kpis = kpis(nodeCosts, rows, w, podCount);
@@ -407,7 +424,7 @@ public final class ReportBuilder {
             sources,
             StaticPrices.AS_OF + " (" + StaticPrices.sourceFor(in.region()) + ")",
             dataSources,
-            in.notes());
+            List.copyOf(notes));
     return new CostReport(
         header,
         kpis,
@@ -418,7 +435,8 @@ public final class ReportBuilder {
         tokens,
         hourly.points(),
         reconcile(nodeCosts, rows, gpuBalance),
-        rows);
+        rows,
+        podTokens);
   }
 
   static String label(PriceSource s) {

@@ -17,20 +17,92 @@ import java.util.Map;
  * models it served in proportion to their tokens; tokens that carry no pod (TGI without pod labels,
  * a namespace-level series) take the GPU pods' cost of their namespace, split by tokens among the
  * models seen there without a pod.
+ *
+ * <p>Only tokens the report can put on an allocation count: a pod's tokens when the pod has an
+ * allocation in the window, a namespace's when it has GPU pods in the window. Tokens of anything
+ * else (a series whose pod the report does not know) would price tokens at nothing; {@link
+ * #unallocated} counts them for the report's notes. The same tokens are carried on the FOCUS rows
+ * ({@link #perPod}), so the rows' cost per million tokens is the report's.
  */
 final class TokenCosts {
   private TokenCosts() {}
 
-  static List<CostReport.TokenCost> of(
+  static boolean allocated(
+      Utilisation.Tokens t, Map<String, BigDecimal> podCost, Map<String, Double> nsGpuHours) {
+    if (t.output() <= 0) {
+      return false;
+    }
+    return t.pod() != null
+        ? podCost.containsKey(t.namespace() + "/" + t.pod())
+        : nsGpuHours.getOrDefault(t.namespace(), 0.0) > 0;
+  }
+
+  /** Output tokens of series the report has no allocation for (not priced). */
+  static double unallocated(
       List<Utilisation.Tokens> tokens,
       Map<String, BigDecimal> podCost,
-      Map<String, BigDecimal> namespaceGpuCost) {
+      Map<String, Double> nsGpuHours) {
+    double n = 0;
+    for (var t : tokens) {
+      if (t.output() > 0 && !allocated(t, podCost, nsGpuHours)) {
+        n += t.output();
+      }
+    }
+    return n;
+  }
+
+  /**
+   * The tokens each pod carries: its own series, plus its share of its namespace's pod-less series
+   * by the GPU-hours it requested ({@code podGpuHours}, "namespace/pod"; the namespace totals are
+   * {@code nsGpuHours}). Models are named in order, joined by "+".
+   */
+  static Map<String, CostReport.PodTokens> perPod(
+      List<Utilisation.Tokens> tokens,
+      Map<String, BigDecimal> podCost,
+      Map<String, Double> podGpuHours,
+      Map<String, Double> nsGpuHours) {
+    // the GPU pods of each namespace ("namespace/pod" -> requested GPU-hours), for pod-less series
+    var byNamespace = new HashMap<String, List<Map.Entry<String, Double>>>();
+    for (var e : podGpuHours.entrySet()) {
+      if (e.getValue() > 0) {
+        String ns = e.getKey().substring(0, e.getKey().indexOf('/'));
+        byNamespace.computeIfAbsent(ns, k -> new ArrayList<>()).add(e);
+      }
+    }
+    var output = new java.util.TreeMap<String, Double>();
+    var models = new HashMap<String, java.util.TreeSet<String>>();
+    for (var t : tokens) {
+      if (!allocated(t, podCost, nsGpuHours)) {
+        continue;
+      }
+      String model = t.model() == null ? "(unknown model)" : t.model();
+      if (t.pod() != null) {
+        String pod = t.namespace() + "/" + t.pod();
+        output.merge(pod, t.output(), Double::sum);
+        models.computeIfAbsent(pod, k -> new java.util.TreeSet<>()).add(model);
+        continue;
+      }
+      double total = nsGpuHours.get(t.namespace());
+      for (var e : byNamespace.get(t.namespace())) {
+        output.merge(e.getKey(), t.output() * e.getValue() / total, Double::sum);
+        models.computeIfAbsent(e.getKey(), k -> new java.util.TreeSet<>()).add(model);
+      }
+    }
+    var out = new LinkedHashMap<String, CostReport.PodTokens>();
+    output.forEach(
+        (pod, n) -> out.put(pod, new CostReport.PodTokens(n, String.join("+", models.get(pod)))));
+    return out;
+  }
+
+  static List<CostReport.TokenCost> of(
+      List<Utilisation.Tokens> all,
+      Map<String, BigDecimal> podCost,
+      Map<String, BigDecimal> namespaceGpuCost,
+      Map<String, Double> nsGpuHours) {
+    var tokens = all.stream().filter(t -> allocated(t, podCost, nsGpuHours)).toList();
     var podTokens = new HashMap<String, Double>();
     var nsTokens = new HashMap<String, Double>();
     for (var t : tokens) {
-      if (t.output() <= 0) {
-        continue;
-      }
       if (t.pod() != null) {
         podTokens.merge(t.namespace() + "/" + t.pod(), t.output(), Double::sum);
       } else {

@@ -18,6 +18,7 @@ import io.gpufleet.cost.focus.ParquetFile;
 import io.gpufleet.cost.model.CostOutcome;
 import io.gpufleet.cost.model.CostReport;
 import io.gpufleet.cost.model.Lifecycle;
+import io.gpufleet.cost.model.Utilisation;
 import io.gpufleet.sim.Recorders;
 import java.math.BigDecimal;
 import java.nio.file.Files;
@@ -238,6 +239,90 @@ class FocusRowsTest {
     assertThat(rows)
         .filteredOn(r -> "(idle)".equals(r.get("x_Namespace")))
         .allSatisfy(r -> assertThat(r.get("x_Team")).isNull());
+  }
+
+  @Test
+  void shouldCarryThePricedTokensOnTheRowsOfTheirPods() throws Exception {
+    // Given a pod's own series, a namespace's pod-less series and a series of a pod the report
+    // does not know
+    fleet();
+    cluster.pods.add(pod("inference", "vllm-1", "sp", 1, DAY1.plus(Duration.ofHours(12))));
+    UtilisationPort tokens =
+        (w, nodes) ->
+            new Utilisation(
+                "prometheus",
+                Map.of(),
+                Map.of(),
+                List.of(
+                    new Utilisation.Tokens("ml", "train-0", "llama-8b", "vllm", 4.0e6),
+                    new Utilisation.Tokens("inference", null, "(TGI)", "tgi", 3.0e6),
+                    new Utilisation.Tokens("ml", "gone-0", "llama-8b", "vllm", 1.0e6)),
+                List.of());
+    time.set(DAY2.plus(Duration.ofMinutes(15)));
+    var s =
+        new CostReportService(
+                CostSettings.defaults(CLUSTER),
+                Fixtures.REGION,
+                cluster,
+                ec2,
+                spot,
+                new StaticPrices(),
+                store,
+                CostReporting.reporter(
+                    new Recorders.RecordingMetrics(),
+                    new Recorders.RecordingPublisher(),
+                    new Recorders.RecordingNotifier()),
+                time.clock(),
+                CommitmentPort.none("test"),
+                tokens)
+            .withFocus(FocusOutput.on(ACCOUNT));
+    // When the day is reported
+    s.run(new CostReportService.Request("last-day", null, false), m -> {});
+    last = s.lastReport();
+    // Then each row carries its pod's tokens: the namespace's series split by requested GPU-hours
+    var got = new LinkedHashMap<String, double[]>();
+    query(
+        "SELECT x_Namespace || '/' || x_Pod || ':' || x_Model, sum(x_OutputTokens),"
+            + " sum(EffectiveCost) FROM read_parquet('"
+            + written()
+            + "') WHERE x_OutputTokens IS NOT NULL GROUP BY 1 ORDER BY 1",
+        rs -> got.put(rs.getString(1), new double[] {rs.getDouble(2), rs.getDouble(3)}));
+    assertThat(got.keySet())
+        .containsExactly("inference/vllm-0:(TGI)", "inference/vllm-1:(TGI)", "ml/train-0:llama-8b");
+    assertThat(got.get("ml/train-0:llama-8b")[0]).isCloseTo(4.0e6, within());
+    double h0 = gpuHours("vllm-0");
+    double h1 = gpuHours("vllm-1");
+    assertThat(h0).isGreaterThan(h1).isPositive();
+    assertThat(got.get("inference/vllm-0:(TGI)")[0]).isCloseTo(3.0e6 * h0 / (h0 + h1), within());
+    assertThat(got.get("inference/vllm-1:(TGI)")[0]).isCloseTo(3.0e6 * h1 / (h0 + h1), within());
+    // and the rows' cost per million tokens is the report's, namespace by namespace
+    for (var t : last.tokens()) {
+      var rows =
+          got.entrySet().stream().filter(e -> e.getKey().startsWith(t.namespace() + "/")).toList();
+      double cost = rows.stream().mapToDouble(e -> e.getValue()[1]).sum();
+      double n = rows.stream().mapToDouble(e -> e.getValue()[0]).sum();
+      assertThat(n).as(t.namespace()).isCloseTo(t.outputTokens(), within());
+      assertThat(1e6 * cost / n)
+          .as(t.namespace())
+          .isCloseTo(
+              t.costPerMillionTokens().doubleValue(), org.assertj.core.data.Offset.offset(1e-4));
+    }
+    // the unknown pod's tokens are priced nowhere, and the report says so
+    assertThat(last.tokens())
+        .extracting(t -> t.namespace())
+        .containsExactlyInAnyOrder("ml", "inference");
+    assertThat(last.tokens())
+        .filteredOn(t -> t.namespace().equals("ml"))
+        .singleElement()
+        .satisfies(t -> assertThat(t.outputTokens()).isEqualTo(4.0e6));
+    assertThat(last.header().notes()).anyMatch(n -> n.startsWith("1000000 output tokens"));
+  }
+
+  double gpuHours(String pod) {
+    return last.rows().stream()
+        .filter(r -> pod.equals(r.pod()))
+        .mapToDouble(CostReport.Row::gpuRequestedHours)
+        .sum();
   }
 
   @Test

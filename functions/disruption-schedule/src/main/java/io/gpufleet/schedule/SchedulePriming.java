@@ -52,17 +52,23 @@ public final class SchedulePriming {
 
   /**
    * INIT's warm-up steps beside the wiring ({@link io.gpufleet.core.lambda.InitWarmup}): the
-   * read-only paths, logging, and the signing path of the policy's reads (no network, dummy keys):
-   * S3's for an {@code s3://} policy ({@code SCHEDULE_POLICY} = {@code policySource}), otherwise
-   * the plain one ({@link SignedHttp#prime()}) that SSM, the template's default, and the EKS lookup
-   * take, without the S3 client's classes, which no event of such a deployment uses.
+   * read-only paths, logging, and the signing paths of the run's AWS calls (no network, dummy
+   * keys): S3's for an {@code s3://} policy ({@code SCHEDULE_POLICY} = {@code policySource}) or
+   * when each run writes its hold record ({@code records}), and the plain one ({@link
+   * SignedHttp#prime()}) that SSM, the template's default policy store, and the EKS lookup take.
    */
-  public static List<Runnable> warmup(String policySource) {
+  public static List<Runnable> warmup(String policySource, boolean records) {
     boolean s3 = policySource != null && policySource.startsWith("s3://");
-    return List.of(
-        SchedulePriming::prime,
-        () -> LoggerFactory.getLogger(SchedulePriming.class),
-        s3 ? S3Rest::prime : SignedHttp::prime);
+    var steps = new java.util.ArrayList<Runnable>();
+    steps.add(SchedulePriming::prime);
+    steps.add(() -> LoggerFactory.getLogger(SchedulePriming.class));
+    if (s3 || records) {
+      steps.add(S3Rest::prime);
+    }
+    if (!s3) {
+      steps.add(SignedHttp::prime);
+    }
+    return List.copyOf(steps);
   }
 
   public static void prime() {

@@ -30,6 +30,7 @@ public final class ScheduleService {
   private final OutcomeReporter<ScheduleOutcome> reporter;
   private final Clock clock;
   private final TickDeduper deduper = new TickDeduper(512);
+  private HoldRecords.Recorder records = HoldRecords.Recorder.OFF;
 
   public ScheduleService(
       ScheduleSettings settings,
@@ -42,6 +43,12 @@ public final class ScheduleService {
     this.cluster = cluster;
     this.reporter = reporter;
     this.clock = clock;
+  }
+
+  /** After each reconcile, what is held down is recorded there (off by default). */
+  public ScheduleService withRecords(HoldRecords.Recorder recorder) {
+    this.records = recorder;
+    return this;
   }
 
   /** A scheduler tick (deduplicated); the reconcile is for the clock's now. */
@@ -160,6 +167,9 @@ public final class ScheduleService {
             ? Status.GUARDRAIL
             : dryRun ? Status.DRY_RUN : failed > 0 ? Status.PARTIAL : Status.RECONCILED;
     var w = plan.window();
+    if (records.enabled()) {
+      record(pools, workloads, writes, changes, at, tick, w.name());
+    }
     String message =
         capped
             ? "refused: the run would change "
@@ -190,6 +200,36 @@ public final class ScheduleService {
         message,
         (System.nanoTime() - t0) / 1_000_000,
         settings.guardrails().describe());
+  }
+
+  /**
+   * The run's hold record (guarded: a failed write is logged and counted, the reconcile stands; the
+   * next run records the state again).
+   */
+  private void record(
+      List<TargetState> pools,
+      List<TargetState> workloads,
+      List<Planner.Step> writes,
+      List<Change> results,
+      Instant at,
+      ScheduleTick tick,
+      String window) {
+    var written = new java.util.HashMap<String, Change>();
+    for (int i = 0; i < writes.size(); i++) {
+      written.put(HoldRecords.key(writes.get(i).write().ref()), results.get(i));
+    }
+    var states = new ArrayList<TargetState>(pools);
+    states.addAll(workloads);
+    var holds = HoldRecords.after(states, written, records.teamLabel());
+    reporter.deliver(
+        "schedule records",
+        () ->
+            records.write(
+                settings.clusterName(),
+                at,
+                tick == null ? null : tick.scheduledTime(),
+                window,
+                holds));
   }
 
   /** Applies every write on virtual threads, at most writeConcurrency in flight; order kept. */

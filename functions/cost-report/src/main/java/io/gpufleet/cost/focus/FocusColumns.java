@@ -8,7 +8,7 @@ import java.util.List;
  * The columns of the FOCUS rows, in file order: FOCUS 1.2 columns (names, types and nullability as
  * the specification defines them; checked against a copy of its column list by FocusColumnsTest)
  * and this project's {@code x_} extension columns. Athena's table (template.yaml) declares the same
- * columns (checked by deploy/test_template.py against {@link #ddl()} output).
+ * columns with {@link #hiveType} (checked by the CLI's TemplateFocusTest).
  */
 public final class FocusColumns {
   public static final String SPEC_VERSION = "1.2";
@@ -67,7 +67,11 @@ public final class FocusColumns {
           opt("x_GpuHoursUsed", Kind.DECIMAL),
           opt("x_PriceSource", Kind.STRING),
           req("x_AllocationRule", Kind.STRING),
-          req("x_ReportWindow", Kind.STRING));
+          req("x_ReportWindow", Kind.STRING),
+          // the output tokens the row's pod generated (its share, when it has several rows) and
+          // the models they came from: the report's cost per token (TokenCosts), row by row
+          opt("x_Model", Kind.STRING),
+          opt("x_OutputTokens", Kind.DECIMAL));
 
   private FocusColumns() {}
 

@@ -31,6 +31,10 @@ import java.util.Map;
  *   <li>PricingCategory: Spot → Dynamic, Capacity Blocks → Other, else Standard (a Savings Plan or
  *       RI lowers EffectiveCost, but which commitment covered the instance is not known, and FOCUS
  *       requires a CommitmentDiscountId for Committed).
+ *   <li>x_OutputTokens / x_Model: the output tokens the report priced for the row's pod ({@link
+ *       CostReport#podTokens}), split over the pod's rows by requested GPU-hours; so over any set
+ *       of rows, 10^6 × SUM(EffectiveCost) / SUM(x_OutputTokens) is the report's cost per million
+ *       tokens of the pods in it.
  * </ul>
  */
 public final class FocusRows {
@@ -50,6 +54,15 @@ public final class FocusRows {
         if (a.utilisationPercent() != null) {
           used.put(key(n.id(), a.namespace(), a.pod(), a.from()), a.utilisationPercent());
         }
+      }
+    }
+    // a pod's tokens go to its rows by their requested GPU-hours (equally when none requested)
+    var podHours = new HashMap<String, double[]>();
+    for (Row r : report.rows()) {
+      if (r.pod() != null && report.podTokens().containsKey(r.namespace() + "/" + r.pod())) {
+        double[] acc = podHours.computeIfAbsent(r.namespace() + "/" + r.pod(), k -> new double[2]);
+        acc[0] += r.gpuRequestedHours();
+        acc[1]++;
       }
     }
     var file = new ParquetFile(FocusColumns.ALL, codec);
@@ -79,6 +92,13 @@ public final class FocusRows {
                           .orElse(""));
       double capacityHours = n == null ? 0 : n.gpuCapacityHours();
       Double util = idle ? null : used.get(key(r.resourceId(), r.namespace(), r.pod(), start));
+      CostReport.PodTokens tok =
+          idle || r.pod() == null ? null : report.podTokens().get(r.namespace() + "/" + r.pod());
+      Double tokens = null;
+      if (tok != null) {
+        double[] acc = podHours.get(r.namespace() + "/" + r.pod());
+        tokens = tok.output() * (acc[0] > 0 ? r.gpuRequestedHours() / acc[0] : 1.0 / acc[1]);
+      }
       file.add(
           r.effectiveCost(), // BilledCost
           accountId,
@@ -129,7 +149,9 @@ public final class FocusRows {
           util == null ? null : r.gpuRequestedHours() * util / 100.0,
           r.priceSource(),
           r.allocationRule(),
-          h.window());
+          h.window(),
+          tok == null ? null : tok.models(),
+          tokens);
     }
     return file;
   }

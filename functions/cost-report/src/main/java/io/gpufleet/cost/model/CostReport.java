@@ -25,7 +25,18 @@ public record CostReport(
     List<TokenCost> tokens,
     List<HourCost> hourly,
     Reconciliation reconciliation,
-    @JsonIgnore List<Row> rows) {
+    @JsonIgnore List<Row> rows,
+    @JsonIgnore Map<String, PodTokens> podTokens) {
+
+  public CostReport {
+    podTokens = podTokens == null ? Map.of() : Map.copyOf(podTokens);
+  }
+
+  /**
+   * The output tokens attributed to one pod ("namespace/pod" in {@link #podTokens}): the tokens
+   * priced in {@link #tokens}, for the FOCUS rows; {@code models} joined by "+".
+   */
+  public record PodTokens(double output, String models) {}
 
   /**
    * One GPU node: physical GPUs (catalog) vs what the device plugin / DRA driver advertises, how

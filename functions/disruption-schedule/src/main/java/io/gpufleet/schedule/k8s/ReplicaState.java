@@ -104,7 +104,8 @@ public final class ReplicaState {
         w.maxReplicas(),
         w.scaleTargetKind(),
         w.scaleTargetName(),
-        w.controlledBy());
+        w.controlledBy(),
+        w.pods());
   }
 
   private static JsonNode read(String text) {

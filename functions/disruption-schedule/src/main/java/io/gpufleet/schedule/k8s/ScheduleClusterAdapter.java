@@ -13,11 +13,13 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.gpufleet.core.catalog.AcceleratorKind;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.KubeEvents;
 import io.gpufleet.schedule.Planner;
 import io.gpufleet.schedule.ScheduleClusterPort;
 import io.gpufleet.schedule.model.ObjectRef;
+import io.gpufleet.schedule.model.PodTemplate;
 import io.gpufleet.schedule.model.TargetState;
 import io.gpufleet.schedule.model.Write;
 import io.gpufleet.schedule.policy.Policy.WorkloadKind;
@@ -25,6 +27,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -268,11 +271,13 @@ public final class ScheduleClusterAdapter implements ScheduleClusterPort {
     String targetKind = null;
     String targetName = null;
     String controlledBy = null;
+    PodTemplate pods = null;
     ResourceDefinitionContext ctx;
     switch (kind) {
       case DEPLOYMENT, STATEFULSET -> {
         ctx = kind == WorkloadKind.DEPLOYMENT ? DEPLOYMENTS : STATEFULSETS;
         fields.put("replicas", spec.path("replicas").asInt(1));
+        pods = podTemplate(spec.path("template"));
       }
       case HPA -> {
         ctx = HPAS;
@@ -311,7 +316,50 @@ public final class ScheduleClusterAdapter implements ScheduleClusterPort {
         max,
         targetKind,
         targetName,
-        controlledBy);
+        controlledBy,
+        pods);
+  }
+
+  /** The device plugins' resources a replica's accelerators are requested as. */
+  static final Set<String> ACCELERATORS =
+      java.util.Arrays.stream(AcceleratorKind.values())
+          .flatMap(k -> k.resource().stream())
+          .collect(java.util.stream.Collectors.toUnmodifiableSet());
+
+  /** One replica's accelerators and labels, from a pod template. */
+  static PodTemplate podTemplate(JsonNode template) {
+    JsonNode spec = template.path("spec");
+    int sum = 0;
+    for (JsonNode c : spec.path("containers")) {
+      sum += accelerators(c);
+    }
+    int init = 0;
+    for (JsonNode c : spec.path("initContainers")) {
+      init = Math.max(init, accelerators(c));
+    }
+    var labels = new java.util.LinkedHashMap<String, String>();
+    template
+        .path("metadata")
+        .path("labels")
+        .properties()
+        .forEach(e -> labels.put(e.getKey(), e.getValue().asText()));
+    return new PodTemplate(Math.max(sum, init), labels);
+  }
+
+  private static int accelerators(JsonNode container) {
+    int n = 0;
+    JsonNode resources = container.path("resources");
+    for (String r : ACCELERATORS) {
+      JsonNode q = resources.path("requests").path(r);
+      if (q.isMissingNode()) {
+        q = resources.path("limits").path(r);
+      }
+      // extended resources are whole numbers; anything else asks for no device
+      if (q.isInt() || (q.isTextual() && q.asText().matches("\\d{1,4}"))) {
+        n += q.asInt();
+      }
+    }
+    return n;
   }
 
   private static ObjectRef ref(GenericKubernetesResource r, ResourceDefinitionContext ctx) {

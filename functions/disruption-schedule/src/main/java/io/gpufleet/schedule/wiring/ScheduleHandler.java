@@ -19,7 +19,11 @@ public final class ScheduleHandler extends LambdaHandler {
     // read-only paths loaded at init beside the wiring (and again before a SnapStart snapshot)
     this(
         InitWarmup.around(
-            warmup(System.getenv("SCHEDULE_POLICY")), ScheduleWiring::fromEnvironment));
+            warmup(
+                System.getenv("SCHEDULE_POLICY"),
+                !java.util.Objects.requireNonNullElse(System.getenv("SCHEDULE_RECORDS_BUCKET"), "")
+                    .isEmpty()),
+            ScheduleWiring::fromEnvironment));
   }
 
   private ScheduleHandler(ScheduleWiring.Wired wired) {
@@ -37,8 +41,8 @@ public final class ScheduleHandler extends LambdaHandler {
    * which the first tick otherwise loads on the calling thread after INIT while this thread would
    * sit idle.
    */
-  static List<Runnable> warmup(String policySource) {
-    var steps = new ArrayList<Runnable>(SchedulePriming.warmup(policySource));
+  static List<Runnable> warmup(String policySource, boolean records) {
+    var steps = new ArrayList<Runnable>(SchedulePriming.warmup(policySource, records));
     steps.add(() -> ScheduleClusterAdapter.prime(KubeClients.serialization()));
     steps.add(PowertoolsMetricsAdapter::prime);
     return steps;

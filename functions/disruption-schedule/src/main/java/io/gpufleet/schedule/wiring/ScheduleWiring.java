@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.aws.OutcomeSinks;
+import io.gpufleet.core.aws.S3BlobStoreAdapter;
 import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.k8s.KubeClients;
@@ -11,6 +12,7 @@ import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
+import io.gpufleet.schedule.HoldRecords;
 import io.gpufleet.schedule.PolicySourcePort;
 import io.gpufleet.schedule.ScheduleReporting;
 import io.gpufleet.schedule.ScheduleService;
@@ -43,8 +45,12 @@ public final class ScheduleWiring {
     var sinks = OutcomeSinks.fromEnvironment(env, aws, EVENT_SOURCE);
     MetricsPort metrics = new PowertoolsMetricsAdapter();
     PolicySourcePort source = policySource(settings.policySource(), aws);
+    var records =
+        HoldRecords.Recorder.from(
+            env, bucket -> new S3BlobStoreAdapter(S3Rest.from(aws.get()), bucket, ""));
     var service =
-        service(kube, settings, source, metrics, sinks.publisher(), sinks.notifier(), clock);
+        service(kube, settings, source, metrics, sinks.publisher(), sinks.notifier(), clock)
+            .withRecords(records);
     return new Wired(service, metrics, kube);
   }
 

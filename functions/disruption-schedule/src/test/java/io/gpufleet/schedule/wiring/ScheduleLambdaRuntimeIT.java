@@ -3,6 +3,7 @@ package io.gpufleet.schedule.wiring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.json.Json;
+import io.gpufleet.schedule.HoldRecords;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.DemoWorkloads;
 import io.gpufleet.sim.SimCluster;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.ssm.SsmClient;
 
 /**
@@ -35,7 +37,11 @@ class ScheduleLambdaRuntimeIT {
           "DisruptionScheduleFunction", "disruption-schedule", DemoFleet.CLUSTER);
 
   @RegisterExtension
-  static final AwsEmulatorExtension AWS = AwsEmulatorExtension.forServices("eks", "ssm", "events");
+  static final AwsEmulatorExtension AWS =
+      AwsEmulatorExtension.forServices("eks", "ssm", "events", "s3");
+
+  /** The report bucket the template hands the schedule for its hold records. */
+  static final String BUCKET = "gpufleet-reports-runtime-tier";
 
   @TempDir static Path work;
   static Path root;
@@ -51,6 +57,9 @@ class ScheduleLambdaRuntimeIT {
     try (var ssm = AWS.emulator().clients().build(SsmClient.builder())) {
       // the template's default SchedulePolicy is ssm:/gpufleet/disruption-schedule
       ssm.putParameter(r -> r.name("/gpufleet/disruption-schedule").type("String").value(policy));
+    }
+    try (var s3 = AWS.emulator().clients().build(S3Client.builder().forcePathStyle(true))) {
+      s3.createBucket(r -> r.bucket(BUCKET));
     }
   }
 
@@ -74,7 +83,8 @@ class ScheduleLambdaRuntimeIT {
     String expected =
         io.gpufleet.schedule.policy.WindowClock.at(parsed, java.time.Instant.now()).name();
     byte[] tick = Files.readAllBytes(root.resolve("events/schedule-tick-night.json"));
-    var setup = FUNCTION.setup(AWS.emulator(), cluster.url(), work, Map.of());
+    var setup =
+        FUNCTION.setup(AWS.emulator(), cluster.url(), work, Map.of("CostReportBucket", BUCKET));
 
     // When the function runs under the emulator
     var r = RuntimeTierFunction.run(setup, mode, tick);
@@ -103,6 +113,24 @@ class ScheduleLambdaRuntimeIT {
               assertThat(c.service()).isEqualTo("ssm");
               assertThat(c.target()).isEqualTo("AmazonSSM.GetParameter");
             });
+    // and records what it holds down under the stack's account and cluster (HoldRecords)
+    try (var s3 = AWS.emulator().clients().build(S3Client.builder().forcePathStyle(true))) {
+      // keyed by the tick's scheduled time, so a repeated delivery replaces it
+      String key =
+          HoldRecords.key(
+              RuntimeTierFunction.ACCOUNT,
+              DemoFleet.CLUSTER,
+              java.time.Instant.parse(
+                  Json.MAPPER.readTree(tick).at("/detail/scheduledTime").asText()));
+      var keys =
+          s3.listObjectsV2(b -> b.bucket(BUCKET).prefix(HoldRecords.PREFIX)).contents().stream()
+              .map(o -> o.key())
+              .toList();
+      assertThat(keys).as(r.invocation().body()).containsExactly(key);
+      for (String k : keys) {
+        HoldRecords.check(k, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(k)).asUtf8String());
+      }
+    }
     if (outcome.path("changes").size() > 0) {
       // the changes it reports were written to the API server
       assertThat(Json.MAPPER.writeValueAsString(r.kube())).contains("PATCH");
