@@ -16,7 +16,11 @@ class SamTemplateTest {
           "eu-west-1",
           "123456789012",
           Map.of("ClusterName", "prod-gpu"),
-          Map.of("CostReportBucket", "ops-cost-reports"));
+          Map.of(
+              "CostReportBucket",
+              "ops-cost-reports",
+              "LifecycleQueue",
+              "https://sqs.eu-west-1.amazonaws.com/123456789012/ops-LifecycleQueue"));
 
   @Test
   void shouldMergeGlobalsUnderTheFunctionsOwnProperties() {
@@ -33,6 +37,10 @@ class SamTemplateTest {
         .containsEntry("POWERTOOLS_METRICS_NAMESPACE", "GpuFleetOps")
         .containsEntry("CLUSTER_NAME", "prod-gpu")
         .containsEntry("OUTCOME_EVENT_BUS", "default")
+        // the continuation queue exists in every stack (lifecycle hooks, rebalance holds)
+        .containsEntry(
+            "LIFECYCLE_CONTINUATION_QUEUE_URL",
+            "https://sqs.eu-west-1.amazonaws.com/123456789012/ops-LifecycleQueue")
         // !If [HasNotificationTopic, …, !Ref AWS::NoValue] with the default "" topic
         .doesNotContainKey("NOTIFY_TOPIC_ARN");
   }
