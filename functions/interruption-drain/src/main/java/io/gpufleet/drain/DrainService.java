@@ -557,7 +557,7 @@ public final class DrainService {
                   selection,
                   plan,
                   () -> takenOver(nodeName, claimed),
-                  ReplacementRun.mayContinue(continuations, event, clock.instant()))
+                  () -> continueLater(event, instanceId))
               : drainer.run(nodeName, selection, plan);
     } catch (RuntimeException | InterruptedException e) {
       release(node.name(), marker);
@@ -574,8 +574,6 @@ public final class DrainService {
       return done;
     }
     if (replacing.continued()) {
-      continuations.schedule(
-          ReplacementRun.continuation(event, instanceId), ReplacementRun.CONTINUE_AFTER);
       done =
           done.with(
               Status.DRAINING,
@@ -589,6 +587,24 @@ public final class DrainService {
                   + "s");
     }
     return done.withReplacement(replacing.finish(done.status() == Status.DRAINED));
+  }
+
+  /**
+   * Sends the follow-up of a rebalance's hold, when it may go on ({@link
+   * ReplacementRun#mayContinue}); false when it may not or could not be sent (the replicas are then
+   * evicted in this invocation, nothing is left waiting for a message that never comes).
+   */
+  private boolean continueLater(FleetEvent.InstanceEvent event, String instanceId) {
+    if (!ReplacementRun.mayContinue(continuations, event, clock.instant())) {
+      return false;
+    }
+    try {
+      continuations.schedule(
+          ReplacementRun.continuation(event, instanceId), ReplacementRun.CONTINUE_AFTER);
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   /** True when another event has claimed the node since {@code ours} (or the node is gone). */

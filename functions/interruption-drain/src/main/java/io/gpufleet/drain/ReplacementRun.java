@@ -211,7 +211,9 @@ final class ReplacementRun {
 
   /**
    * The rebalance drain: every pod but the inference replicas at once, then the replicas once the
-   * replacement is Ready ({@link #awaitReplacement}); a group not raised drains as usual.
+   * replacement is Ready ({@link #awaitReplacement}); a group not raised drains as usual. When the
+   * wait ends at its latest moment and {@code continueLater} has sent a follow-up (true), the
+   * replicas stay for it; when it could not (false), they are evicted now.
    */
   Drainer.Result drainReplacingFirst(
       Drainer drainer,
@@ -219,7 +221,7 @@ final class ReplacementRun {
       DrainPolicy.Selection selection,
       DrainPolicy.Plan plan,
       BooleanSupplier takenOver,
-      boolean mayContinue)
+      BooleanSupplier continueLater)
       throws InterruptedException {
     var replicas =
         selection.evictable().stream().filter(ReplacementRun::isInferenceReplica).toList();
@@ -240,7 +242,7 @@ final class ReplacementRun {
             .orElse(0);
     Instant holdUntil = plan.deadline().minusSeconds(grace).minus(HOLD_SLACK);
     heldUntil = awaitReplacement(holdUntil, takenOver);
-    if (readyAt == null && mayContinue && !heldUntil.startsWith(TAKEN_OVER)) {
+    if (readyAt == null && !heldUntil.startsWith(TAKEN_OVER) && continueLater.getAsBoolean()) {
       // the replacement is still booting: the replicas stay, a follow-up invocation looks again
       continued = true;
       heldUntil =

@@ -273,6 +273,31 @@ class ReplacementDrainTest {
   }
 
   @Test
+  void shouldEvictTheReplicasNowWhenTheFollowUpCannotBeSent() {
+    // Given a slow replacement and a continuation queue that refuses the message
+    group(Duration.ofMinutes(6));
+    var service =
+        io.gpufleet.drain.wiring.DrainWiring.service(
+                f.client,
+                io.gpufleet.drain.wiring.DrainWiring.Parts.of(f.settings)
+                    .timedBy(f.time)
+                    .withLifecycle(
+                        null,
+                        (body, delay) -> {
+                          throw new IllegalStateException("SQS: AccessDenied");
+                        }))
+            .replaceEarlyWith(new AutoScalingReplacementAdapter(client));
+
+    DrainOutcome o = service.handle(f.rebalance("e-nosqs", OLD), invocationLimit()).get(0);
+
+    // Then nothing is left waiting for a message that never comes: the replicas went in time
+    assertThat(o.status()).isEqualTo(Status.DRAINED);
+    assertThat(o.deadlineMet()).isTrue();
+    assertThat(o.replacement().heldUntil()).startsWith("latest safe moment");
+    assertThat(o.podsEvicted()).contains("apps/gpu-old-web-0", "apps/gpu-old-web-1");
+  }
+
+  @Test
   void shouldSayWhenTheGroupIsAtItsMaxAndDrainAsBefore() {
     asg.add("full", 1, 2, false, Map.of(EarlyReplacement.OPT_IN, "true"), OLD, OTHER);
     f.nodeWithPods(OLD_NODE, OLD, 2);
