@@ -1,10 +1,8 @@
 package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.NotifierPort;
@@ -33,8 +31,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 
 /**
  * {@code gpufleet budgets render|apply}: the disruption schedule from a laptop. {@code render}
@@ -181,28 +177,7 @@ final class BudgetsCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the outcome as JSON.")
     boolean json;
 
-    @Option(
-        names = "--kubeconfig",
-        description = "Through the kubeconfig (the default without --cluster).")
-    boolean kubeconfig;
-
-    @Option(
-        names = "--context",
-        paramLabel = "C",
-        description = "kubeconfig context (default: the current one).")
-    String context;
-
-    @Option(
-        names = "--cluster",
-        paramLabel = "NAME",
-        description = "EKS cluster, reached through EKS DescribeCluster + IAM token.")
-    String cluster;
-
-    @Option(
-        names = "--region",
-        paramLabel = "R",
-        description = "AWS region of --cluster (default: AWS_REGION).")
-    String region;
+    @picocli.CommandLine.Mixin ClusterTarget target = new ClusterTarget();
 
     Apply(PrintStream out, PrintStream err) {
       this.out = out;
@@ -210,18 +185,21 @@ final class BudgetsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      boolean viaKubeconfig = kubeconfig || cluster == null;
-      if (viaKubeconfig && region != null) {
+      // the kubeconfig unless --cluster names an EKS cluster
+      boolean viaKubeconfig = target.kubeconfig || target.cluster == null;
+      if (viaKubeconfig && target.region != null) {
         throw Cli.bad(spec, "--region goes with --cluster");
       }
-      if (!viaKubeconfig && context != null) {
-        throw Cli.bad(spec, "--context goes with --kubeconfig");
-      }
+      target.checkContext(spec, viaKubeconfig);
       // validated before anything connects or writes
       Policy loaded = load(policy);
       Instant when = at(Optional.ofNullable(at), loaded).orElseGet(Instant::now);
-      String clusterName = cluster != null ? cluster : context != null ? context : "kubeconfig";
-      try (KubernetesClient client = connect(viaKubeconfig)) {
+      String clusterName =
+          target.cluster != null
+              ? target.cluster
+              : target.context != null ? target.context : "kubeconfig";
+      try (KubernetesClient client =
+          target.connect("budgets apply", viaKubeconfig, target.cluster)) {
         var service =
             ScheduleWiring.service(
                 client,
@@ -243,21 +221,6 @@ final class BudgetsCommand implements Callable<Integer> {
           default -> 3;
         };
       }
-    }
-
-    private KubernetesClient connect(boolean viaKubeconfig) {
-      if (viaKubeconfig) {
-        return KubeClients.fromKubeconfig(Optional.ofNullable(context));
-      }
-      String awsRegion =
-          Optional.ofNullable(region)
-              .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
-              .orElseThrow(
-                  () -> new ConfigException("budgets apply: --region is required (or AWS_REGION)"));
-      var aws =
-          new AwsClients(
-              Region.of(awsRegion), DefaultCredentialsProvider.builder().build(), Optional.empty());
-      return KubeClients.forEks(aws, cluster, Clock.systemUTC());
     }
   }
 

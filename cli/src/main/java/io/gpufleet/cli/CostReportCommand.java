@@ -1,7 +1,6 @@
 package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
@@ -30,8 +29,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 
 /**
  * {@code gpufleet cost-report}: the same report the Lambda writes, from a laptop, into a local
@@ -54,12 +51,7 @@ final class CostReportCommand implements Callable<Integer> {
   @Mixin Cli.Help help;
   @Spec CommandSpec spec;
 
-  @Option(
-      names = "--cluster",
-      paramLabel = "NAME",
-      required = true,
-      description = "EKS cluster name.")
-  String cluster;
+  @picocli.CommandLine.Mixin ClusterTarget target = new ClusterTarget();
 
   @Option(
       names = "--out",
@@ -73,23 +65,6 @@ final class CostReportCommand implements Callable<Integer> {
       paramLabel = "W",
       description = "24h (default), last-day, mtd, or START/END (ISO-8601).")
   String window;
-
-  @Option(
-      names = "--region",
-      paramLabel = "R",
-      description = "AWS region of the cluster (default: AWS_REGION, AWS_DEFAULT_REGION).")
-  String region;
-
-  @Option(
-      names = "--kubeconfig",
-      description = "Read the cluster through the kubeconfig instead of EKS.")
-  boolean kubeconfig;
-
-  @Option(
-      names = "--context",
-      paramLabel = "C",
-      description = "kubeconfig context (with --kubeconfig).")
-  String context;
 
   @Option(
       names = "--allocation-rule",
@@ -113,11 +88,9 @@ final class CostReportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    String clusterName = cluster;
+    String clusterName = target.requireCluster(spec);
     Path dir = outDir;
-    if (context != null && !kubeconfig) {
-      throw Cli.bad(spec, "--context goes with --kubeconfig");
-    }
+    target.checkContext(spec, target.kubeconfig);
     var env = new HashMap<>(System.getenv());
     env.put("CLUSTER_NAME", clusterName);
     Optional.ofNullable(window).ifPresent(w -> env.put("COST_WINDOW", w));
@@ -131,20 +104,14 @@ final class CostReportCommand implements Callable<Integer> {
     if (Files.exists(dir) && !Files.isDirectory(dir)) {
       throw new ConfigException("cost-report: --out " + dir + " is not a directory");
     }
-    String region =
-        Optional.ofNullable(this.region)
-            .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
-            .or(() -> Optional.ofNullable(System.getenv("AWS_DEFAULT_REGION")))
-            .orElseThrow(
-                () -> new ConfigException("cost-report: --region is required (or AWS_REGION)"));
-    var aws =
-        new AwsClients(
-            Region.of(region), DefaultCredentialsProvider.builder().build(), Optional.empty());
+    // the report prices with EC2 and the Pricing API even when the kubeconfig reaches the cluster
+    String region = target.awsRegion("cost-report");
+    var aws = target.aws("cost-report");
     var store = new DirectoryBlobStore(dir);
     Clock clock = Clock.systemUTC();
     try (KubernetesClient kube =
-        kubeconfig
-            ? KubeClients.fromKubeconfig(Optional.ofNullable(context))
+        target.kubeconfig
+            ? KubeClients.fromKubeconfig(Optional.ofNullable(target.context))
             : KubeClients.forEks(aws, clusterName, clock)) {
       Ec2Query ec2 = Ec2Query.from(aws);
       var service =

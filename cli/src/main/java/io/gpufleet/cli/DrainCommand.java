@@ -1,13 +1,11 @@
 package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.event.DecodeResult;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.drain.DrainReporting;
 import io.gpufleet.drain.DrainSettings;
 import io.gpufleet.drain.model.DrainKind;
@@ -15,13 +13,11 @@ import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DryRunReport;
 import io.gpufleet.drain.wiring.DrainWiring;
 import java.io.PrintStream;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -29,8 +25,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 
 /**
  * {@code gpufleet drain}: the same drain the Lambda runs, from a laptop against a real cluster, or
@@ -59,29 +53,7 @@ final class DrainCommand implements Callable<Integer> {
       description = "EC2 instance id of the node (i-0123456789abcdef0).")
   String instance;
 
-  @Option(
-      names = "--cluster",
-      paramLabel = "NAME",
-      required = true,
-      description = "EKS cluster name (reached through EKS DescribeCluster + IAM token).")
-  String cluster;
-
-  @Option(
-      names = "--region",
-      paramLabel = "R",
-      description = "AWS region of the cluster (default: AWS_REGION, AWS_DEFAULT_REGION).")
-  String region;
-
-  @Option(
-      names = "--kubeconfig",
-      description = "Reach the cluster through the kubeconfig instead of EKS.")
-  boolean kubeconfig;
-
-  @Option(
-      names = "--context",
-      paramLabel = "C",
-      description = "kubeconfig context (with --kubeconfig; default: the current one).")
-  String context;
+  @Mixin ClusterTarget target = new ClusterTarget();
 
   @Option(
       names = "--kind",
@@ -115,11 +87,11 @@ final class DrainCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    String clusterName = target.requireCluster(spec);
     if (!instance.matches("i-[0-9a-f]{8,17}")) {
       throw Cli.bad(
           spec, "--instance '" + instance + "' is not an EC2 instance id (i-0123456789abcdef0)");
     }
-    String clusterName = cluster;
     DrainKind kind =
         DrainKind.byLabel(this.kind)
             .orElseThrow(
@@ -138,14 +110,12 @@ final class DrainCommand implements Callable<Integer> {
     Duration deadline =
         Cli.duration(
             spec, "--deadline", this.deadline, Duration.ofSeconds(120), Duration.ofHours(1));
-    if (context != null && !kubeconfig) {
-      throw Cli.bad(spec, "--context goes with --kubeconfig");
-    }
+    target.checkContext(spec, target.kubeconfig);
     var env = new HashMap<>(System.getenv());
     env.put("CLUSTER_NAME", clusterName);
     DrainSettings settings = DrainSettings.from(new Settings(env));
 
-    try (KubernetesClient client = connect(clusterName)) {
+    try (KubernetesClient client = target.connect("drain", target.kubeconfig, clusterName)) {
       var service = DrainWiring.service(client, DrainWiring.Parts.of(settings));
       if (dryRun) {
         DryRunReport report = service.dryRun(instance);
@@ -181,21 +151,6 @@ final class DrainCommand implements Callable<Integer> {
           ? 0
           : 3;
     }
-  }
-
-  private KubernetesClient connect(String clusterName) {
-    if (kubeconfig) {
-      return KubeClients.fromKubeconfig(Optional.ofNullable(context));
-    }
-    String region =
-        Optional.ofNullable(this.region)
-            .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
-            .or(() -> Optional.ofNullable(System.getenv("AWS_DEFAULT_REGION")))
-            .orElseThrow(() -> new ConfigException("drain: --region is required (or AWS_REGION)"));
-    var aws =
-        new AwsClients(
-            Region.of(region), DefaultCredentialsProvider.builder().build(), Optional.empty());
-    return KubeClients.forEks(aws, clusterName, Clock.systemUTC());
   }
 
   /** An EventBridge envelope for a manual drain, so the very same decode/plan path runs. */

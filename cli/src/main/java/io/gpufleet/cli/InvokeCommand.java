@@ -8,7 +8,6 @@ import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.NotifierPort;
@@ -66,7 +65,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 
@@ -169,28 +167,7 @@ final class InvokeCommand implements Callable<Integer> {
           "disruption-schedule policy (default: deploy/policy/disruption-schedule.example.yaml).")
   Path policy;
 
-  @Option(
-      names = "--cluster",
-      paramLabel = "NAME",
-      description = "Act on this real EKS cluster (interruption-drain, disruption-schedule).")
-  String cluster;
-
-  @Option(
-      names = "--region",
-      paramLabel = "R",
-      description = "AWS region of --cluster (default: AWS_REGION, AWS_DEFAULT_REGION).")
-  String region;
-
-  @Option(
-      names = "--kubeconfig",
-      description = "Act on the real cluster of the kubeconfig (give --cluster to name it).")
-  boolean kubeconfig;
-
-  @Option(
-      names = "--context",
-      paramLabel = "C",
-      description = "kubeconfig context (with --kubeconfig).")
-  String context;
+  @picocli.CommandLine.Mixin ClusterTarget target = new ClusterTarget();
 
   InvokeCommand(PrintStream out, PrintStream err) {
     this.out = out;
@@ -228,10 +205,8 @@ final class InvokeCommand implements Callable<Integer> {
               + " capacity-preflight)");
     }
     Cli.within(spec, "--speed", speed, 1, 1000);
-    if (context != null && !kubeconfig) {
-      throw Cli.bad(spec, "--context goes with --kubeconfig");
-    }
-    boolean real = kubeconfig || cluster != null;
+    target.checkContext(spec, target.kubeconfig);
+    boolean real = target.kubeconfig || target.cluster != null;
     if (real && !Set.of("interruption-drain", "disruption-schedule").contains(function)) {
       throw new ConfigException(
           "invoke: "
@@ -419,7 +394,7 @@ final class InvokeCommand implements Callable<Integer> {
     String clusterName = requireCluster();
     var env = new HashMap<>(System.getenv());
     env.put("CLUSTER_NAME", clusterName);
-    KubernetesClient client = connect(clusterName);
+    KubernetesClient client = target.connect("invoke", target.kubeconfig, clusterName);
     var service =
         DrainWiring.service(client, DrainWiring.Parts.of(DrainSettings.from(new Settings(env))));
     err.println("invoke: acting on the real cluster " + clusterName);
@@ -446,7 +421,7 @@ final class InvokeCommand implements Callable<Integer> {
 
   private Env realSchedule() {
     String clusterName = requireCluster();
-    KubernetesClient client = connect(clusterName);
+    KubernetesClient client = target.connect("invoke", target.kubeconfig, clusterName);
     err.println("invoke: acting on the real cluster " + clusterName);
     return scheduleEnv(client, () -> {}, clusterName);
   }
@@ -602,24 +577,9 @@ final class InvokeCommand implements Callable<Integer> {
 
   /** A real cluster needs its name (the drain's CLUSTER_NAME), even through a kubeconfig. */
   private String requireCluster() {
-    if (cluster == null) {
+    if (target.cluster == null) {
       throw Cli.bad(spec, "--cluster is required to act on a real cluster");
     }
-    return cluster;
-  }
-
-  private KubernetesClient connect(String clusterName) {
-    if (kubeconfig) {
-      return KubeClients.fromKubeconfig(Optional.ofNullable(context));
-    }
-    String region =
-        Optional.ofNullable(this.region)
-            .or(() -> Optional.ofNullable(System.getenv("AWS_REGION")))
-            .or(() -> Optional.ofNullable(System.getenv("AWS_DEFAULT_REGION")))
-            .orElseThrow(() -> new ConfigException("invoke: --region is required (or AWS_REGION)"));
-    var aws =
-        new AwsClients(
-            Region.of(region), DefaultCredentialsProvider.builder().build(), Optional.empty());
-    return KubeClients.forEks(aws, clusterName, Clock.systemUTC());
+    return target.cluster;
   }
 }

@@ -362,10 +362,10 @@ class CliParsingTest extends CapturedCli {
               "--json");
 
       assertThat(c.instance).isEqualTo("i-0123456789abcdef0");
-      assertThat(c.cluster).isEqualTo("gpu-prod");
-      assertThat(c.region).isEqualTo("eu-west-1");
-      assertThat(c.kubeconfig).isTrue();
-      assertThat(c.context).isEqualTo("prod");
+      assertThat(c.target.cluster).isEqualTo("gpu-prod");
+      assertThat(c.target.region).isEqualTo("eu-west-1");
+      assertThat(c.target.kubeconfig).isTrue();
+      assertThat(c.target.context).isEqualTo("prod");
       assertThat(c.kind).isEqualTo("health-scheduled");
       assertThat(c.deadline).isEqualTo("5m");
       assertThat(Cli.duration(null, "--deadline", c.deadline, Duration.ZERO, Duration.ofHours(1)))
@@ -418,9 +418,9 @@ class CliParsingTest extends CapturedCli {
       assertThat(c.speed).isEqualTo(40.0);
       assertThat(c.policy).isEqualTo(Path.of("p.yaml"));
       assertThat(c.rebase).isTrue();
-      assertThat(c.cluster).isEqualTo("gpu-prod");
-      assertThat(c.region).isEqualTo("us-west-2");
-      assertThat(c.kubeconfig).isFalse();
+      assertThat(c.target.cluster).isEqualTo("gpu-prod");
+      assertThat(c.target.region).isEqualTo("us-west-2");
+      assertThat(c.target.kubeconfig).isFalse();
     }
 
     @Test
@@ -504,11 +504,11 @@ class CliParsingTest extends CapturedCli {
               "team",
               "--json");
 
-      assertThat(c.cluster).isEqualTo("prod-gpu");
+      assertThat(c.target.cluster).isEqualTo("prod-gpu");
       assertThat(c.outDir).isEqualTo(Path.of("./cost"));
       assertThat(c.window).isEqualTo("mtd");
-      assertThat(c.kubeconfig).isTrue();
-      assertThat(c.context).isEqualTo("prod");
+      assertThat(c.target.kubeconfig).isTrue();
+      assertThat(c.target.context).isEqualTo("prod");
       assertThat(c.allocationRule).isEqualTo("even");
       assertThat(c.teamLabel).isEqualTo("team");
       assertThat(c.json).isTrue();
@@ -536,8 +536,8 @@ class CliParsingTest extends CapturedCli {
       assertThat(apply.policy).isEqualTo(Path.of("p.yaml"));
       assertThat(apply.at).isEqualTo("2026-03-29T02:30:00+02:00");
       assertThat(apply.dryRun).isTrue();
-      assertThat(apply.cluster).isEqualTo("gpu-prod");
-      assertThat(apply.region).isEqualTo("eu-central-1");
+      assertThat(apply.target.cluster).isEqualTo("gpu-prod");
+      assertThat(apply.target.region).isEqualTo("eu-central-1");
       assertThat(render.at).isNull();
       assertThat(render.json).isFalse();
       assertThat(rbac.group).isEqualTo("gpufleet-schedule");
