@@ -254,7 +254,8 @@ public class DrainHandlerEventsTest {
       case "spot-interruption-warning-inference.json" -> spotOnInferenceNode(outcomes);
       case "spot-interruption-warning-other-cluster.json" -> instanceOfAnotherCluster(outcomes);
       // the second cluster of simulate's two-cluster stack; this handler serves the first only
-      case "spot-interruption-warning-second-cluster.json" ->
+      case "spot-interruption-warning-second-cluster.json",
+          "rebalance-recommendation-node-group.json" ->
           instanceOfAnotherCluster(outcomes, "i-0d2e3f4a5b6c7d8e9");
       case "rebalance-recommendation.json" -> rebalance(outcomes);
       case "instance-state-change-stopping.json" -> stateChangeStopping(outcomes);
