@@ -381,6 +381,106 @@ class FocusRowsTest {
     assertThat(n[0]).isZero();
   }
 
+  @Test
+  void shouldWriteAColumnOverManyPagesAndRoundDoublesAsDecimalsDo() throws Exception {
+    var cols =
+        List.of(
+            new ParquetFile.Column("s", ParquetFile.Kind.STRING, false),
+            new ParquetFile.Column("j", ParquetFile.Kind.JSON, true),
+            new ParquetFile.Column("d", ParquetFile.Kind.DECIMAL, false),
+            new ParquetFile.Column("t", ParquetFile.Kind.TIMESTAMP, true));
+    int n = 60_000;
+    double[] doubles = new double[n];
+    for (int codec = 0; codec < 2; codec++) {
+      var random = new java.util.Random(31);
+      BigDecimal expectedSum = BigDecimal.ZERO;
+      var f =
+          new ParquetFile(
+              cols, codec == 0 ? ParquetFile.Codec.GZIP : ParquetFile.Codec.UNCOMPRESSED);
+      int nulls = 0;
+      for (int i = 0; i < n; i++) {
+        // halves at the sixth decimal, tiny, large and ordinary magnitudes
+        double d =
+            switch (i % 5) {
+              case 0 -> (i / 5) + 0.0000005;
+              case 1 -> random.nextDouble() * 1e-5;
+              case 2 -> random.nextDouble() * 1e11;
+              case 3 -> -random.nextDouble() * 40;
+              default -> Math.round(random.nextDouble() * 1e7) / 1e7 + 0.00000025;
+            };
+        doubles[i] = d;
+        if (i % 11 != 0) {
+          expectedSum =
+              expectedSum.add(BigDecimal.valueOf(d).setScale(6, java.math.RoundingMode.HALF_EVEN));
+        }
+        boolean none = i % 7 == 3 || (i > 20_000 && i < 30_000);
+        nulls += none ? 1 : 0;
+        f.add(
+            none ? null : "pod-" + (i % 1000) + "-" + "x".repeat(i % 40),
+            "{\"i\":" + i + "}",
+            (i % 11 == 0) ? null : d,
+            Instant.ofEpochSecond(1_700_000_000L + i));
+      }
+      byte[] bytes = f.bytes();
+      Path p = dir.resolve("pages-" + codec + ".parquet");
+      Files.write(p, bytes);
+      var got = new ArrayList<Object>();
+      query(
+          "SELECT count(*), count(s), sum(d), max(json_extract(j, '$.i')::INT), max(t),"
+              + " (SELECT s FROM read_parquet('"
+              + p
+              + "') WHERE json_extract(j, '$.i')::INT = 45679)"
+              + " FROM read_parquet('"
+              + p
+              + "')",
+          rs -> {
+            got.add(rs.getLong(1));
+            got.add(rs.getLong(2));
+            got.add(rs.getBigDecimal(3));
+            got.add(rs.getInt(4));
+            got.add(rs.getObject(5).toString());
+            got.add(rs.getString(6));
+          });
+      assertThat(got.get(0)).isEqualTo((long) n);
+      assertThat(got.get(1)).isEqualTo((long) (n - nulls));
+      assertThat((BigDecimal) got.get(2)).isEqualByComparingTo(expectedSum);
+      assertThat(got.get(3)).isEqualTo(n - 1);
+      assertThat(got.get(4).toString()).startsWith("2023-11-15");
+      assertThat(got.get(5)).isEqualTo("pod-679-" + "x".repeat(45679 % 40));
+      // every decimal equals the decimal the double prints as, rounded half-even
+      var mismatches = new ArrayList<String>();
+      query(
+          "SELECT json_extract(j, '$.i')::INT, d FROM read_parquet('"
+              + p
+              + "') WHERE d IS NOT NULL",
+          rs -> {
+            int i = rs.getInt(1);
+            BigDecimal want =
+                BigDecimal.valueOf(doubles[i]).setScale(6, java.math.RoundingMode.HALF_EVEN);
+            if (want.compareTo(rs.getBigDecimal(2)) != 0 && mismatches.size() < 5) {
+              mismatches.add(i + ": " + doubles[i] + " -> " + rs.getBigDecimal(2));
+            }
+          });
+      assertThat(mismatches).isEmpty();
+      // the string and JSON columns hold several pages' worth of values (a page is 128 KiB raw)
+      assertThat(rawChunkBytes(p, "s")).isGreaterThan(4 * 128 * 1024);
+      assertThat(rawChunkBytes(p, "j")).isGreaterThan(4 * 128 * 1024);
+    }
+  }
+
+  /** The raw size DuckDB reports for one column chunk. */
+  private static long rawChunkBytes(Path p, String column) throws SQLException {
+    var n = new long[1];
+    query(
+        "SELECT total_uncompressed_size FROM parquet_metadata('"
+            + p
+            + "') WHERE path_in_schema = '"
+            + column
+            + "'",
+        rs -> n[0] = rs.getLong(1));
+    return n[0];
+  }
+
   static org.assertj.core.data.Offset<Double> within() {
     return org.assertj.core.data.Offset.offset(0.01);
   }

@@ -1,29 +1,32 @@
 package io.gpufleet.cost.focus;
 
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.CRC32;
 import java.util.zip.Deflater;
-import java.util.zip.GZIPOutputStream;
 
 /**
- * A small Parquet writer: flat schema, one row group, one data page (v1) per column, PLAIN values,
- * RLE definition levels, pages GZIP-compressed (or not). No Hadoop, no parquet-mr: the Lambda jar
- * keeps its size budget. Types: UTF-8 strings (STRING or JSON logical type), decimals as INT64
- * DECIMAL(18, 6), instants as INT64 TIMESTAMP(MICROS, UTC), doubles. Read back by DuckDB in the
- * tests; Athena (Trino) reads the same physical and logical types.
+ * A small Parquet writer: flat schema, one row group, data pages (v1) of at most {@link
+ * #PAGE_BYTES} raw bytes each, PLAIN values, RLE definition levels, pages GZIP-compressed (or not).
+ * A page is compressed as soon as it is full, so what the writer holds is the compressed column
+ * chunks plus one raw page per column, not the whole file's raw values. No Hadoop, no parquet-mr:
+ * the Lambda jar keeps its size budget. Types: UTF-8 strings (STRING or JSON logical type),
+ * decimals as INT64 DECIMAL(18, 6), instants as INT64 TIMESTAMP(MICROS, UTC), doubles. Read back by
+ * DuckDB in the tests; Athena (Trino) reads the same physical and logical types.
  */
 public final class ParquetFile {
   /** Decimal columns: DECIMAL(PRECISION, SCALE) on INT64. */
   public static final int SCALE = 6;
 
   public static final int PRECISION = 18;
+
+  /** A column's page is written once its raw values reach this size. */
+  static final int PAGE_BYTES = 128 * 1024;
 
   public enum Kind {
     STRING,
@@ -53,14 +56,25 @@ public final class ParquetFile {
   private static final int ENCODING_RLE = 3;
 
   private final List<Column> columns;
+  private final Codec codec;
+  // the page being filled, per column
   private final Buffer[] values;
   private final Buffer[] levels;
   private final int[] levelRunValue;
   private final int[] levelRunLength;
-  private final Codec codec;
+  private final int[] pageRows;
+  // the written pages (headers and compressed bodies), per column: the column chunks
+  private final Buffer[] chunks;
+  private final long[] uncompressed;
   private final long[] scratch;
   private final String[] lastString;
   private final byte[][] lastBytes;
+  private final Deflater deflater;
+  private final CRC32 crc = new CRC32();
+  private Buffer body = new Buffer(PAGE_BYTES + 64);
+  private Buffer packed = new Buffer(PAGE_BYTES / 4);
+  private final ByteArrayOutputStream header = new ByteArrayOutputStream(32);
+  private boolean written;
   private int rows;
 
   public ParquetFile(List<Column> columns, Codec codec) {
@@ -69,15 +83,20 @@ public final class ParquetFile {
     int n = columns.size();
     values = new Buffer[n];
     levels = new Buffer[n];
+    chunks = new Buffer[n];
     levelRunValue = new int[n];
     levelRunLength = new int[n];
+    pageRows = new int[n];
+    uncompressed = new long[n];
     scratch = new long[n];
     lastString = new String[n];
     lastBytes = new byte[n][];
     for (int i = 0; i < n; i++) {
       values[i] = new Buffer(256);
       levels[i] = new Buffer(16);
+      chunks[i] = new Buffer(256);
     }
+    deflater = codec == Codec.GZIP ? new Deflater(Deflater.BEST_SPEED, true) : null;
   }
 
   public List<Column> columns() {
@@ -93,7 +112,7 @@ public final class ParquetFile {
    * DECIMAL, Instant for TIMESTAMP, null where the column is optional).
    */
   public void add(Object... row) {
-    if (values[0] == null) {
+    if (written) {
       throw new IllegalStateException("the file was already written");
     }
     if (row.length != columns.size()) {
@@ -130,6 +149,10 @@ public final class ParquetFile {
           case DECIMAL, TIMESTAMP -> values[i].int64(scratch[i]);
         }
       }
+      pageRows[i]++;
+      if (values[i].size >= PAGE_BYTES) {
+        page(i);
+      }
     }
     rows++;
   }
@@ -163,6 +186,15 @@ public final class ParquetFile {
   }
 
   private static long unscaled(Object v) {
+    if (v instanceof Double x) {
+      // The fast path gives what BigDecimal.valueOf(x) rounded HALF_EVEN gives: below 1e12 the
+      // scaled double is within 1e-3 of the scaled decimal, so away from a half it rounds alike.
+      double scaled = x * 1e6;
+      double frac = scaled - Math.floor(scaled);
+      if (Math.abs(scaled) < 1e12 && Math.abs(frac - 0.5) > 0.01) {
+        return Math.round(scaled);
+      }
+    }
     BigDecimal d = v instanceof BigDecimal b ? b : BigDecimal.valueOf((Double) v);
     try {
       return d.setScale(SCALE, RoundingMode.HALF_EVEN).unscaledValue().longValueExact();
@@ -188,44 +220,94 @@ public final class ParquetFile {
     }
   }
 
-  /** The whole file; the writer's buffers are released column by column (call it once). */
+  /**
+   * Writes the column's filling page into its chunk: header, then the definition levels (with their
+   * length) and the values, compressed by the codec.
+   */
+  private void page(int col) {
+    if (pageRows[col] == 0) {
+      return;
+    }
+    Column c = columns.get(col);
+    body.size = 0;
+    if (!c.required()) {
+      flushRun(col);
+      body.int32(levels[col].size);
+      body.write(levels[col]);
+      levels[col].size = 0;
+    }
+    body.write(values[col]);
+    values[col].size = 0;
+    Buffer stored = codec == Codec.UNCOMPRESSED ? body : gzip(body);
+    header.reset();
+    new Thrift(header)
+        .i32(1, 0) // DATA_PAGE
+        .i32(2, body.size)
+        .i32(3, stored.size)
+        .struct(5)
+        .i32(1, pageRows[col])
+        .i32(2, ENCODING_PLAIN)
+        .i32(3, ENCODING_RLE)
+        .i32(4, ENCODING_RLE)
+        .end()
+        .end();
+    Buffer chunk = chunks[col];
+    chunk.bytes(header.toByteArray());
+    chunk.write(stored);
+    uncompressed[col] += header.size() + (long) body.size;
+    pageRows[col] = 0;
+  }
+
+  /** A GZIP member (RFC 1952) of the page body, in the reused {@code packed} buffer. */
+  private Buffer gzip(Buffer in) {
+    packed.size = 0;
+    // magic, deflate, no flags, no mtime, no extra flags, unknown OS
+    packed.bytes(new byte[] {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff});
+    deflater.reset();
+    deflater.setInput(in.data, 0, in.size);
+    deflater.finish();
+    while (!deflater.finished()) {
+      packed.ensure(Math.max(4096, in.size / 8));
+      packed.size += deflater.deflate(packed.data, packed.size, packed.data.length - packed.size);
+    }
+    crc.reset();
+    crc.update(in.data, 0, in.size);
+    packed.int32((int) crc.getValue());
+    packed.int32(in.size);
+    return packed;
+  }
+
+  /** The whole file; the writer's buffers are released (call it once). */
   public byte[] bytes() {
-    var file = new ByteArrayOutputStream(64 + values.length * 64 + totalValueBytes());
+    if (written) {
+      throw new IllegalStateException("the file was already written");
+    }
+    written = true;
+    long chunkBytes = 0;
+    if (rows > 0) {
+      for (int i = 0; i < columns.size(); i++) {
+        page(i);
+        chunkBytes += chunks[i].size;
+      }
+    }
+    values[0] = null;
+    body = null;
+    packed = null;
+    if (deflater != null) {
+      deflater.end();
+    }
+    var file =
+        new ByteArrayOutputStream(
+            (int) Math.min(64 + columns.size() * 128L + chunkBytes, Integer.MAX_VALUE - 1024));
     file.write(MAGIC, 0, MAGIC.length);
     long[] offsets = new long[columns.size()];
-    long[] uncompressed = new long[columns.size()];
     long[] compressed = new long[columns.size()];
     if (rows > 0) {
       for (int i = 0; i < columns.size(); i++) {
-        Column c = columns.get(i);
-        Buffer lv = null;
-        if (!c.required()) {
-          flushRun(i);
-          lv = new Buffer(4 + levels[i].size);
-          lv.int32(levels[i].size);
-          lv.write(levels[i]);
-        }
-        int bodySize = (lv == null ? 0 : lv.size) + values[i].size;
-        byte[] page = compress(lv, values[i], bodySize);
-        values[i] = null;
-        levels[i] = null;
-        var header = new ByteArrayOutputStream(32);
-        new Thrift(header)
-            .i32(1, 0) // DATA_PAGE
-            .i32(2, bodySize)
-            .i32(3, page.length)
-            .struct(5)
-            .i32(1, rows)
-            .i32(2, ENCODING_PLAIN)
-            .i32(3, ENCODING_RLE)
-            .i32(4, ENCODING_RLE)
-            .end()
-            .end();
         offsets[i] = file.size();
-        uncompressed[i] = header.size() + (long) bodySize;
-        compressed[i] = header.size() + (long) page.length;
-        file.writeBytes(header.toByteArray());
-        file.write(page, 0, page.length);
+        compressed[i] = chunks[i].size;
+        file.write(chunks[i].data, 0, chunks[i].size);
+        chunks[i] = null;
       }
     }
     var footer = new ByteArrayOutputStream(512 + columns.size() * 96);
@@ -238,36 +320,6 @@ public final class ParquetFile {
     file.write(len >>> 24 & 0xFF);
     file.write(MAGIC, 0, MAGIC.length);
     return file.toByteArray();
-  }
-
-  private int totalValueBytes() {
-    long n = 0;
-    for (Buffer b : values) {
-      n += b == null ? 0 : b.size;
-    }
-    // compressed pages are a fraction of the values
-    return (int) Math.min(codec == Codec.UNCOMPRESSED ? n : n / 4, Integer.MAX_VALUE - 1024);
-  }
-
-  /** Definition levels (or null) then values, as one page body, compressed by the codec. */
-  private byte[] compress(Buffer levels, Buffer values, int size) {
-    var out = new ByteArrayOutputStream(codec == Codec.UNCOMPRESSED ? size : size / 4 + 64);
-    try (java.io.OutputStream sink =
-        codec == Codec.UNCOMPRESSED
-            ? out
-            : new GZIPOutputStream(out, 8192) {
-              {
-                def.setLevel(Deflater.BEST_SPEED);
-              }
-            }) {
-      if (levels != null) {
-        sink.write(levels.data, 0, levels.size);
-      }
-      sink.write(values.data, 0, values.size);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out.toByteArray();
   }
 
   private void footer(Thrift t, long[] offsets, long[] uncompressed, long[] compressed) {
@@ -371,6 +423,12 @@ public final class ParquetFile {
       for (int i = 0; i < 8; i++) {
         data[size++] = (byte) (v >>> (8 * i));
       }
+    }
+
+    void bytes(byte[] b) {
+      ensure(b.length);
+      System.arraycopy(b, 0, data, size, b.length);
+      size += b.length;
     }
 
     void binary(byte[] b) {
