@@ -108,8 +108,10 @@ final class EnvironmentReference {
                   "PRICE_CACHE_KEY", "Object key of the On-Demand price cache in the bucket."),
               Map.entry(
                   "LIFECYCLE_CONTINUATION_QUEUE_URL",
-                  "SQS queue a lifecycle drain still going at the end of an invocation is"
-                      + " continued through (unset: no continuations)."),
+                  "SQS queue through which the drain resumes work that outlives an invocation:"
+                      + " a lifecycle drain still going, a rebalance's hold waiting for the"
+                      + " replacement (unset: neither continues; a held rebalance evicts at"
+                      + " once)."),
               Map.entry(
                   "REPORT_BUCKET",
                   "Bucket of reports, inventory snapshots and the price cache (required in"
