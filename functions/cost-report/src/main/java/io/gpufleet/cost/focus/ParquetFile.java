@@ -290,7 +290,8 @@ public final class ParquetFile {
         chunkBytes += chunks[i].size;
       }
     }
-    values[0] = null;
+    java.util.Arrays.fill(values, null);
+    java.util.Arrays.fill(levels, null);
     body = null;
     packed = null;
     if (deflater != null) {
@@ -433,9 +434,7 @@ public final class ParquetFile {
 
     void binary(byte[] b) {
       int32(b.length);
-      ensure(b.length);
-      System.arraycopy(b, 0, data, size, b.length);
-      size += b.length;
+      bytes(b);
     }
 
     void varint(long v) {
