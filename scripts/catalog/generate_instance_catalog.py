@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(
     ROOT,
-    "functions/fleet-core/src/main/java/io/gpufleet/core/catalog/CatalogData.java",
+    "platform/core/src/main/java/io/gpufleet/core/catalog/CatalogData.java",
 )
 REQUIREMENTS = os.path.join(ROOT, "scripts/requirements-test.txt")
 

@@ -113,9 +113,10 @@ class DashboardTest {
     // a metric-name literal handed to MetricsPort.add would bypass the declarations
     var literal = Pattern.compile("metrics\\.add\\(\\s*\"");
     List<Path> offenders;
-    try (Stream<Path> files = Files.walk(root.resolve("functions"))) {
+    try (Stream<Path> functions = Files.walk(root.resolve("functions"));
+        Stream<Path> platform = Files.walk(root.resolve("platform"))) {
       offenders =
-          files
+          Stream.concat(functions, platform)
               .filter(p -> p.toString().endsWith(".java") && p.toString().contains("/src/main/"))
               .filter(p -> literal.matcher(read(p)).find())
               .toList();

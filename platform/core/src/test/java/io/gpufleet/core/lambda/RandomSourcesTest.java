@@ -30,7 +30,7 @@ class RandomSourcesTest {
    */
   static final Map<String, String> ALLOWED =
       Map.of(
-          "functions/fleet-core/src/main/java/io/gpufleet/core/lambda/RestoreSafeRandom.java",
+          "platform/core/src/main/java/io/gpufleet/core/lambda/RestoreSafeRandom.java",
           "creates the generator after each restore",
           "cli/src/main/java/io/gpufleet/cli/CostBench.java",
           "new Random(seed): the same synthetic fleet on every run, by design");
@@ -66,7 +66,7 @@ class RandomSourcesTest {
         .extracting(p -> root.relativize(p).toString())
         .contains(
             "functions/interruption-drain/src/main/java/io/gpufleet/drain/Drainer.java",
-            "functions/adapters/aws/src/main/java/io/gpufleet/core/aws/AwsRetry.java",
+            "platform/adapters/aws/src/main/java/io/gpufleet/core/aws/AwsRetry.java",
             "cli/src/main/java/io/gpufleet/cli/AwsHosts.java");
 
     var found = new ArrayList<String>();

@@ -41,7 +41,7 @@ class AwsEmulatorExtensionTest {
         throws IOException {
       // Given a repository with a .venv and a module two levels down
       var binary = executable(root.resolve(".venv/bin/moto_server"));
-      var module = Files.createDirectories(root.resolve("functions/fleet-sim"));
+      var module = Files.createDirectories(root.resolve("sim/fleet-sim"));
 
       // When
       var search = MotoServer.locate(null, module);

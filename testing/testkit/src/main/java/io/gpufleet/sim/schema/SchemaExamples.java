@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The example documents the repository shows a reader for one published schema: every {@code .yaml}
@@ -55,15 +56,25 @@ public record SchemaExamples(Path root, String folder, String page, String marke
   }
 
   /**
-   * Files named {@code fileName} below {@code root/functions} outside build output: a module's
-   * hand-kept copy of a schema the build should copy from {@code schemas/} instead.
+   * Files named {@code fileName} in any module folder outside build output: a module's hand-kept
+   * copy of a schema the build should copy from {@code schemas/} instead.
    */
   public static List<Path> handKeptCopies(Path root, String fileName) {
-    try (var files = Files.walk(root.resolve("functions"))) {
+    try (var files =
+        Stream.of("functions", "platform", "sim", "testing", "cli")
+            .map(root::resolve)
+            .filter(Files::isDirectory)
+            .flatMap(SchemaExamples::walk)) {
       return files
           .filter(f -> f.getFileName().toString().equals(fileName))
           .filter(f -> !f.toString().contains("/target/"))
           .toList();
+    }
+  }
+
+  private static Stream<Path> walk(Path dir) {
+    try {
+      return Files.walk(dir);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
