@@ -8,7 +8,7 @@ import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.NotifierPort;
-import io.gpufleet.core.pricing.OnDemandPricing;
+import io.gpufleet.core.pricing.api.OnDemandPricing;
 import io.gpufleet.core.store.DirectoryBlobStore;
 import io.gpufleet.cost.CostReportService;
 import io.gpufleet.cost.CostReporting;

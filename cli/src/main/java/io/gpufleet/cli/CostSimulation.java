@@ -5,7 +5,7 @@ import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.pricing.OnDemandPricing;
+import io.gpufleet.core.pricing.api.OnDemandPricing;
 import io.gpufleet.core.store.DirectoryBlobStore;
 import io.gpufleet.cost.CostClusterPort;
 import io.gpufleet.cost.CostReportService;

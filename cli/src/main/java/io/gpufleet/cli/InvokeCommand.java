@@ -11,7 +11,7 @@ import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.NotifierPort;
-import io.gpufleet.core.pricing.OnDemandPricing;
+import io.gpufleet.core.pricing.api.OnDemandPricing;
 import io.gpufleet.core.store.DirectoryBlobStore;
 import io.gpufleet.core.time.VirtualTime;
 import io.gpufleet.cost.CostReportService;

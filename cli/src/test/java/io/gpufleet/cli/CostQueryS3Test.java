@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.cost.focus.FocusOutput;
 import io.gpufleet.schedule.HoldRecords;
-import io.gpufleet.sim.aws.AwsEmulatorExtension;
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.math.BigDecimal;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.json.Json;
 import io.gpufleet.sim.DemoFleet;
-import io.gpufleet.sim.aws.contract.ContractViolations;
-import io.gpufleet.sim.aws.contract.ModelValidationInterceptor;
+import io.gpufleet.testkit.aws.contract.ContractViolations;
+import io.gpufleet.testkit.aws.contract.ModelValidationInterceptor;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

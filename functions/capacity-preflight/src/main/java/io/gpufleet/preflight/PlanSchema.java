@@ -2,7 +2,7 @@ package io.gpufleet.preflight;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.networknt.schema.dialect.Dialect;
-import io.gpufleet.core.json.DocumentSchema;
+import io.gpufleet.core.schema.DocumentSchema;
 import java.util.List;
 
 /**

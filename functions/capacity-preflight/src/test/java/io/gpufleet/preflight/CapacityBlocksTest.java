@@ -15,7 +15,7 @@ import io.gpufleet.preflight.model.QuotaValue;
 import io.gpufleet.preflight.model.RegionFacts;
 import io.gpufleet.preflight.model.RegionResult;
 import io.gpufleet.preflight.model.Verdict;
-import io.gpufleet.sim.aws.contract.BotocoreModels;
+import io.gpufleet.testkit.aws.contract.BotocoreModels;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.HashMap;

@@ -2,10 +2,10 @@ package io.gpufleet.preflight;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpufleet.sim.real.LeastPrivilege;
-import io.gpufleet.sim.real.RealApiServerTest;
 import io.gpufleet.sim.real.RealCluster;
-import io.gpufleet.sim.real.RunsLast;
+import io.gpufleet.testkit.real.LeastPrivilege;
+import io.gpufleet.testkit.real.RealApiServerTest;
+import io.gpufleet.testkit.real.RunsLast;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 

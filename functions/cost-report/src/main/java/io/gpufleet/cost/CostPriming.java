@@ -1,11 +1,11 @@
 package io.gpufleet.cost;
 
 import io.gpufleet.core.aws.Ec2Xml;
-import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStartPriming;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.pricing.StaticPrices;
+import io.gpufleet.core.s3.S3Rest;
 import io.gpufleet.cost.model.CostReport;
 import io.gpufleet.cost.model.Ec2Instance;
 import io.gpufleet.cost.model.InventorySnapshot;

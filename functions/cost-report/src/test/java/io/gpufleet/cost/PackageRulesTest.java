@@ -1,6 +1,6 @@
 package io.gpufleet.cost;
 
-import io.gpufleet.sim.arch.PortsAndAdapters;
+import io.gpufleet.testkit.arch.PortsAndAdapters;
 import org.junit.jupiter.api.Test;
 
 /** The domain package uses none of its aws, k8s or wiring packages; no package cycle. */

@@ -1,9 +1,9 @@
 package io.gpufleet.schedule;
 
-import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.aws.SignedHttp;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStartPriming;
+import io.gpufleet.core.s3.S3Rest;
 import io.gpufleet.schedule.model.ScheduleOutcome;
 import io.gpufleet.schedule.policy.Policy;
 import io.gpufleet.schedule.policy.PolicyParser;

@@ -3,7 +3,7 @@ package io.gpufleet.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.lambda.SnapshotRestoreProbe;
-import io.gpufleet.sim.lambda.RuntimeTier;
+import io.gpufleet.testkit.lambda.RuntimeTier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package io.gpufleet.preflight.aws;
 
-import io.gpufleet.core.aws.S3Rest;
-import io.gpufleet.core.aws.S3RestException;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.core.s3.S3Rest;
+import io.gpufleet.core.s3.S3RestException;
 import io.gpufleet.preflight.DedupeStorePort;
 import io.gpufleet.preflight.PlanLoaderPort;
 import io.gpufleet.preflight.PreflightSettings;

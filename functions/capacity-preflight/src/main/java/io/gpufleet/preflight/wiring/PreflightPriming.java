@@ -1,11 +1,11 @@
 package io.gpufleet.preflight.wiring;
 
 import io.gpufleet.core.aws.Ec2Query;
-import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.SnapStartPriming;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
+import io.gpufleet.core.s3.S3Rest;
 import io.gpufleet.preflight.PlanParser;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.catalog.CapacityType;
 import io.gpufleet.core.catalog.QuotaBucket;
-import io.gpufleet.sim.aws.AwsEmulatorExtension;
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,7 +2,7 @@ package io.gpufleet.preflight.aws;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpufleet.sim.aws.AwsEmulatorExtension;
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;

@@ -3,16 +3,16 @@ package io.gpufleet.preflight.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.pricing.OnDemandPrices;
+import io.gpufleet.core.s3.S3Rest;
 import io.gpufleet.preflight.NodePoolPort;
 import io.gpufleet.preflight.PreflightSettings;
 import io.gpufleet.preflight.model.PreflightReport;
 import io.gpufleet.preflight.model.RunOutcome;
 import io.gpufleet.preflight.wiring.PreflightWiring;
 import io.gpufleet.sim.Recorders;
-import io.gpufleet.sim.aws.AwsEmulatorExtension;
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;

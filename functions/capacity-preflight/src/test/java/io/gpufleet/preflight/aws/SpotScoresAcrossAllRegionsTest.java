@@ -12,7 +12,7 @@ import io.gpufleet.preflight.model.RegionResult;
 import io.gpufleet.preflight.wiring.PreflightWiring;
 import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.SimCapacityAccount;
-import io.gpufleet.sim.aws.contract.ContractViolations;
+import io.gpufleet.testkit.aws.contract.ContractViolations;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;

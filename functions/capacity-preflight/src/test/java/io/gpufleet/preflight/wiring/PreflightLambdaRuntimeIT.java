@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
-import io.gpufleet.sim.aws.AwsEmulatorExtension;
-import io.gpufleet.sim.lambda.LambdaRuntime.Mode;
-import io.gpufleet.sim.lambda.RuntimeTier;
-import io.gpufleet.sim.lambda.RuntimeTierFunction;
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
+import io.gpufleet.testkit.lambda.LambdaRuntime.Mode;
+import io.gpufleet.testkit.lambda.RuntimeTier;
+import io.gpufleet.testkit.lambda.RuntimeTierFunction;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

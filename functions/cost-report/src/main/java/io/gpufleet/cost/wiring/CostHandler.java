@@ -1,12 +1,12 @@
 package io.gpufleet.cost.wiring;
 
-import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.k8s.KubeClients;
 import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.lambda.LambdaEntry;
 import io.gpufleet.core.lambda.LambdaHandler;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.OutcomeReporter;
+import io.gpufleet.core.s3.S3Rest;
 import io.gpufleet.cost.CostPriming;
 import io.gpufleet.cost.CostReportService;
 import io.gpufleet.cost.CostReporting;

@@ -13,7 +13,7 @@ import io.gpufleet.cost.model.ReportWindow;
 import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.sim.aws.AwsStubServer.AwsFault;
 import io.gpufleet.sim.aws.AwsStubServer.Reply;
-import io.gpufleet.sim.aws.contract.ContractViolations;
+import io.gpufleet.testkit.aws.contract.ContractViolations;
 import java.math.BigDecimal;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterAll;

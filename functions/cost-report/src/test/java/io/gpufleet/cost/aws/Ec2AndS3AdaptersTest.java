@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.core.aws.Ec2Xml;
-import io.gpufleet.core.aws.S3BlobStoreAdapter;
-import io.gpufleet.core.aws.S3Rest;
+import io.gpufleet.core.s3.S3BlobStoreAdapter;
+import io.gpufleet.core.s3.S3Rest;
 import io.gpufleet.cost.model.Lifecycle;
-import io.gpufleet.sim.aws.AwsEmulatorExtension;
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,7 +1,7 @@
 package io.gpufleet.schedule.aws;
 
-import io.gpufleet.core.aws.S3Rest;
 import io.gpufleet.core.config.ConfigException;
+import io.gpufleet.core.s3.S3Rest;
 import io.gpufleet.schedule.PolicySourcePort;
 
 /** The policy in an S3 object. */

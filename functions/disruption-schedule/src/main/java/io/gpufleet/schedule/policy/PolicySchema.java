@@ -2,7 +2,7 @@ package io.gpufleet.schedule.policy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.networknt.schema.dialect.Dialect;
-import io.gpufleet.core.json.DocumentSchema;
+import io.gpufleet.core.schema.DocumentSchema;
 import java.util.List;
 
 /**

@@ -3,12 +3,12 @@ package io.gpufleet.schedule.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gpufleet.core.aws.S3Rest;
+import io.gpufleet.core.s3.S3Rest;
 import io.gpufleet.schedule.PolicySourcePort;
 import io.gpufleet.schedule.ScheduleSettings;
 import io.gpufleet.schedule.policy.PolicyParser;
 import io.gpufleet.schedule.wiring.ScheduleWiring;
-import io.gpufleet.sim.aws.AwsEmulatorExtension;
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

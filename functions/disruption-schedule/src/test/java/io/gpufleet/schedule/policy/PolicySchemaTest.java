@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.json.Yaml;
-import io.gpufleet.sim.schema.PublishedSchema;
-import io.gpufleet.sim.schema.SchemaExamples;
+import io.gpufleet.testkit.schema.PublishedSchema;
+import io.gpufleet.testkit.schema.SchemaExamples;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -7,7 +7,7 @@ import io.gpufleet.core.aws.AwsRetry;
 import io.gpufleet.core.aws.Ec2Query;
 import io.gpufleet.drain.CapacityReservationPort.ReservationLookupException;
 import io.gpufleet.sim.aws.AwsStubServer;
-import io.gpufleet.sim.aws.contract.ContractViolations;
+import io.gpufleet.testkit.aws.contract.ContractViolations;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

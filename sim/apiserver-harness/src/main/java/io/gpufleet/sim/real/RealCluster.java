@@ -699,7 +699,7 @@ public final class RealCluster implements AutoCloseable {
   }
 
   /** The components kwokctl runs, by its names (their logs are {@code logs/<name>.log}). */
-  static final List<String> COMPONENTS =
+  public static final List<String> COMPONENTS =
       List.of(
           "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller");
 

@@ -2,6 +2,7 @@ package io.gpufleet.sim.aws;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpufleet.core.aws.AwsCallException;
 import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Instant;

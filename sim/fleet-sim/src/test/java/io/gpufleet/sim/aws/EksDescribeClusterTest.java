@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.gpufleet.core.aws.AwsCallException;
 import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.k8s.KubeClients;
-import io.gpufleet.sim.aws.contract.ContractViolations;
+import io.gpufleet.testkit.aws.contract.ContractViolations;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -8,6 +8,7 @@ import io.gpufleet.core.aws.AwsCallException;
 import io.gpufleet.core.aws.AwsJson;
 import io.gpufleet.core.aws.EventBridgeAdapter;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;

@@ -7,6 +7,7 @@ import io.gpufleet.core.aws.AwsClients;
 import io.gpufleet.core.aws.SecretsManagerAdapter;
 import io.gpufleet.core.aws.SecretsManagerAdapter.SecretUnavailableException;
 import io.gpufleet.core.secret.SecretRef;
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -8,6 +8,7 @@ import io.gpufleet.core.aws.AwsCallException;
 import io.gpufleet.core.aws.AwsQuery;
 import io.gpufleet.core.aws.SnsNotifierAdapter;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -3,9 +3,9 @@ package io.gpufleet.core.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gpufleet.sim.aws.contract.AwsQueryModelInspector;
-import io.gpufleet.sim.aws.contract.BotocoreModels;
-import io.gpufleet.sim.aws.contract.ContractViolations;
+import io.gpufleet.testkit.aws.contract.AwsQueryModelInspector;
+import io.gpufleet.testkit.aws.contract.BotocoreModels;
+import io.gpufleet.testkit.aws.contract.ContractViolations;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;

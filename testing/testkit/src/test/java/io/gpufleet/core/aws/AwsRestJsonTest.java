@@ -3,8 +3,8 @@ package io.gpufleet.core.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gpufleet.sim.aws.contract.AwsRestJsonModelInspector;
-import io.gpufleet.sim.aws.contract.BotocoreModels;
+import io.gpufleet.testkit.aws.contract.AwsRestJsonModelInspector;
+import io.gpufleet.testkit.aws.contract.BotocoreModels;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -3,7 +3,7 @@ package io.gpufleet.core.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gpufleet.sim.aws.AwsEmulatorExtension;
+import io.gpufleet.testkit.aws.AwsEmulatorExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

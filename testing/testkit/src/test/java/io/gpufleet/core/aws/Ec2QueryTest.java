@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
-import io.gpufleet.sim.aws.contract.BotocoreModels;
-import io.gpufleet.sim.aws.contract.ContractViolations;
-import io.gpufleet.sim.aws.contract.Ec2QueryModelInspector;
-import io.gpufleet.sim.aws.contract.ServiceModel;
+import io.gpufleet.testkit.aws.contract.BotocoreModels;
+import io.gpufleet.testkit.aws.contract.ContractViolations;
+import io.gpufleet.testkit.aws.contract.Ec2QueryModelInspector;
+import io.gpufleet.testkit.aws.contract.ServiceModel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;

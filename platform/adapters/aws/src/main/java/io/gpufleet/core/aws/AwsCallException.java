@@ -44,7 +44,8 @@ public class AwsCallException extends RuntimeException {
   }
 
   /** Whether a status and code mean "try again later": 5xx, no answer, or a throttling code. */
-  static boolean retryable(int status, String code, java.util.Set<String> retryableCodes) {
+  protected static boolean retryable(
+      int status, String code, java.util.Set<String> retryableCodes) {
     return status >= 500 || status == 0 || retryableCodes.contains(code);
   }
 

@@ -3,6 +3,7 @@ package io.gpufleet.core.pricing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.config.Settings;
+import io.gpufleet.core.pricing.api.OnDemandPricing;
 import io.gpufleet.core.store.MemoryBlobStore;
 import java.math.BigDecimal;
 import java.time.Clock;
