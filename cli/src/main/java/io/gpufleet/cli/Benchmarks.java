@@ -1,5 +1,16 @@
 package io.gpufleet.cli;
 
+import io.gpufleet.bench.BudgetsBench;
+import io.gpufleet.bench.BurstEnvironments;
+import io.gpufleet.bench.ColdBench;
+import io.gpufleet.bench.Confinement;
+import io.gpufleet.bench.CostBench;
+import io.gpufleet.bench.DrainBench;
+import io.gpufleet.bench.DrainBurstBench;
+import io.gpufleet.bench.LambdaShare;
+import io.gpufleet.bench.PreflightBench;
+import io.gpufleet.bench.RealDrainBench;
+import io.gpufleet.bench.RestoredDrainBench;
 import io.gpufleet.core.json.Json;
 import java.io.PrintStream;
 import java.util.Map;
@@ -12,9 +23,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * The options of each {@code gpufleet bench NAME}: bound and range-checked here, then handed to the
- * benchmark ({@link BenchCommand}, {@link ColdBench}, {@link PreflightBench}, {@link BudgetsBench},
- * {@link CostBench}, {@link RealDrainBench}). Each prints its JSON result as the last line and
- * exits 0 when it passes, 1 when not.
+ * benchmark ({@link DrainBench}, {@link DrainBurstBench}, {@link ColdBench}, {@link
+ * PreflightBench}, {@link BudgetsBench}, {@link CostBench}, {@link RealDrainBench}). Each prints
+ * its JSON result as the last line and exits 0 when it passes, 1 when not.
  */
 final class Benchmarks {
   private Benchmarks() {}
@@ -39,8 +50,19 @@ final class Benchmarks {
 
     int memoryMb(String function) {
       return memory == null
-          ? BenchCommand.TEMPLATE_MEMORY_MB.get(function)
+          ? LambdaShare.TEMPLATE_MEMORY_MB.get(function)
           : Cli.within(spec, "--memory", memory, LambdaShare.MIN_MB, LambdaShare.MAX_MB);
+    }
+
+    /** The share a bench gives its function: --memory MB, else the template's size. */
+    Confinement confinement(String function, String bench) {
+      return Confinement.forBench(memoryMb(function), unconfined, bench);
+    }
+
+    /** The share of a burst's child: {@code environmentsAtOnce} drain shares. */
+    Confinement burstConfinement(int environmentsAtOnce) {
+      return DrainBurstBench.confinement(
+          memoryMb("interruption-drain"), unconfined, environmentsAtOnce);
     }
   }
 
@@ -145,12 +167,12 @@ final class Benchmarks {
       }
       int n = Cli.within(spec, "--pods", pods == null ? 110 : pods, 1, 5000);
       int latency = Cli.within(spec, "--latency-ms", latencyMs == null ? 20 : latencyMs, 0, 1000);
-      try (var confinement = BenchCommand.confinement(share, "interruption-drain", "drain")) {
+      try (var confinement = share.confinement("interruption-drain", "drain")) {
         if (restored) {
           int r = Cli.within(spec, "--runs", runs == null ? 5 : runs, 1, 21);
           return report(out, new RestoredDrainBench(err).run(n, latency, r, confinement));
         }
-        return report(out, new BenchCommand(out, err).drain(n, latency, baseline.run, confinement));
+        return report(out, new DrainBench(err).drain(n, latency, baseline.run, confinement));
       }
     }
   }
@@ -175,7 +197,7 @@ final class Benchmarks {
             "Lambda environments the burst runs on, 1 to --events (default: one per event, as a"
                 + " DrainReservedConcurrency sized by the README's rule gives; fewer models an"
                 + " undersized deployment, e.g. the template default "
-                + BenchCommand.DRAIN_RESERVED_CONCURRENCY
+                + DrainBurstBench.DRAIN_RESERVED_CONCURRENCY
                 + ").")
     Integer environments;
 
@@ -191,7 +213,7 @@ final class Benchmarks {
     @Option(
         names = "--ec2-latency-ms",
         paramLabel = "MS",
-        defaultValue = "" + BenchCommand.EC2_LATENCY_MS,
+        defaultValue = "" + DrainBurstBench.EC2_LATENCY_MS,
         description =
             "Latency the simulated EC2 adds per DescribeInstances, 0 to 5000 (default:"
                 + " ${DEFAULT-VALUE}).")
@@ -242,20 +264,19 @@ final class Benchmarks {
       Cli.within(spec, "--ec2-latency-ms", ec2LatencyMs, 0, 5000);
       int environmentCount =
           environments == null
-              ? BenchCommand.burstEnvironments(events)
+              ? DrainBurstBench.burstEnvironments(events)
               : Cli.within(spec, "--environments", environments, 1, events);
       var schedule =
           allAtOnce
               ? BurstEnvironments.Schedule.allAtOnce(environmentCount)
               : BurstEnvironments.Schedule.inWaves(
                   BurstEnvironments.waveWidth(
-                      BenchCommand.hostCpus(),
+                      DrainBurstBench.hostCpus(),
                       new LambdaShare(share.memoryMb("interruption-drain"))));
-      try (var confinement =
-          BenchCommand.burstConfinement(share, Math.min(schedule.width(), environmentCount))) {
+      try (var confinement = share.burstConfinement(Math.min(schedule.width(), environmentCount))) {
         return report(
             out,
-            new BenchCommand(out, err)
+            new DrainBurstBench(err)
                 .burst(
                     events,
                     environmentCount,
@@ -298,18 +319,18 @@ final class Benchmarks {
 
     @Override
     public Integer call() throws Exception {
-      if (!BenchCommand.TEMPLATE_MEMORY_MB.containsKey(function)) {
+      if (!LambdaShare.TEMPLATE_MEMORY_MB.containsKey(function)) {
         throw Cli.bad(
             spec,
             "unknown --function "
                 + function
                 + " ("
                 + String.join(
-                    ", ", new java.util.TreeSet<>(BenchCommand.TEMPLATE_MEMORY_MB.keySet()))
+                    ", ", new java.util.TreeSet<>(LambdaShare.TEMPLATE_MEMORY_MB.keySet()))
                 + ")");
       }
       Cli.within(spec, "--runs", runs, 1, 20);
-      try (var confinement = BenchCommand.confinement(share, function, "cold")) {
+      try (var confinement = share.confinement(function, "cold")) {
         return report(out, new ColdBench(err).run(function, runs, confinement));
       }
     }
@@ -345,7 +366,7 @@ final class Benchmarks {
     public Integer call() throws Exception {
       Cli.within(spec, "--latency-ms", latencyMs, 0, 1000);
       Cli.within(spec, "--regions", regions, 1, 17);
-      try (var confinement = BenchCommand.confinement(share, "capacity-preflight", "preflight")) {
+      try (var confinement = share.confinement("capacity-preflight", "preflight")) {
         return report(
             out, new PreflightBench(err).run(latencyMs, regions, baseline.run, confinement));
       }
@@ -392,7 +413,7 @@ final class Benchmarks {
       Cli.within(spec, "--pools", pools, 1, 500);
       Cli.within(spec, "--workloads", workloads, 1, 5000);
       Cli.within(spec, "--latency-ms", latencyMs, 0, 1000);
-      try (var confinement = BenchCommand.confinement(share, "disruption-schedule", "budgets")) {
+      try (var confinement = share.confinement("disruption-schedule", "budgets")) {
         return report(
             out, new BudgetsBench(err).run(pools, workloads, latencyMs, baseline.run, confinement));
       }
@@ -426,7 +447,7 @@ final class Benchmarks {
     public Integer call() throws Exception {
       Cli.within(spec, "--instances", instances, 1, 100_000);
       Cli.within(spec, "--pods", pods, 0, 1_000_000);
-      try (var confinement = BenchCommand.confinement(share, "cost-report", "cost")) {
+      try (var confinement = share.confinement("cost-report", "cost")) {
         return report(out, new CostBench(err).run(instances, pods, confinement));
       }
     }

@@ -7,6 +7,7 @@ import io.gpufleet.core.json.Json;
 import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.time.VirtualTime;
+import io.gpufleet.scenario.ProjectHome;
 import io.gpufleet.schedule.PolicySourcePort;
 import io.gpufleet.schedule.ScheduleSettings;
 import io.gpufleet.schedule.ScheduleTick;
@@ -70,7 +71,7 @@ final class BudgetsSimulation {
       return;
     }
     ticks.sort(Comparator.comparing(t -> t.path("detail").path("scheduledTime").asText()));
-    Path policyFile = Main.home().resolve(POLICY);
+    Path policyFile = ProjectHome.path().resolve(POLICY);
     var time = new VirtualTime(Instant.EPOCH);
     Clock clock = time.clock();
     try (var cluster = SimCluster.start(SimTime.realTime());

@@ -1,5 +1,6 @@
 package io.gpufleet.cli;
 
+import io.gpufleet.scenario.ProjectHome;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -52,7 +53,7 @@ final class DocsCommand implements Callable<Integer> {
     if (page == Page.dashboard) {
       return dashboard();
     }
-    var reference = new EnvironmentReference(EnvironmentReference.findRoot(Main.home()));
+    var reference = new EnvironmentReference(EnvironmentReference.findRoot(ProjectHome.path()));
     var result = reference.generate();
     result.problems().forEach(p -> err.println("gpufleet docs: " + p));
     var file = reference.page();
@@ -75,7 +76,7 @@ final class DocsCommand implements Callable<Integer> {
   }
 
   private int dashboard() throws IOException {
-    var file = EnvironmentReference.findRoot(Main.home()).resolve("template.yaml");
+    var file = EnvironmentReference.findRoot(ProjectHome.path()).resolve("template.yaml");
     String committed = Files.readString(file);
     String generated;
     try {

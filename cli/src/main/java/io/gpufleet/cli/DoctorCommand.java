@@ -2,6 +2,7 @@ package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.scenario.ProjectHome;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -63,7 +64,7 @@ final class DoctorCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    var root = EnvironmentReference.findRoot(Main.home());
+    var root = EnvironmentReference.findRoot(ProjectHome.path());
     List<Doctor.Finding> findings;
     if (simulate) {
       try (var sim = new DoctorSimulation(root, List.of())) {

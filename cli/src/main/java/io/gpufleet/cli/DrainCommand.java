@@ -1,7 +1,6 @@
 package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.event.DecodeResult;
 import io.gpufleet.core.event.EventDecoder;
@@ -12,13 +11,11 @@ import io.gpufleet.drain.model.DrainKind;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.model.DryRunReport;
 import io.gpufleet.drain.wiring.DrainWiring;
+import io.gpufleet.scenario.SyntheticEvents;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -127,7 +124,9 @@ final class DrainCommand implements Callable<Integer> {
         return report.found() ? 0 : 3;
       }
       Instant now = Instant.now();
-      var decoded = new EventDecoder().decodeString(syntheticEvent(kind, instance, now, deadline));
+      var decoded =
+          new EventDecoder()
+              .decodeString(SyntheticEvents.manualDrain(kind, instance, now, deadline));
       if (!(decoded instanceof DecodeResult.Decoded d)) {
         throw new IllegalStateException("internal: synthetic event did not decode: " + decoded);
       }
@@ -151,75 +150,6 @@ final class DrainCommand implements Callable<Integer> {
           ? 0
           : 3;
     }
-  }
-
-  /** An EventBridge envelope for a manual drain, so the very same decode/plan path runs. */
-  static String syntheticEvent(DrainKind kind, String instance, Instant now, Duration deadline) {
-    String id = "cli-" + UUID.randomUUID();
-    String time = now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
-    String envelope =
-        "{\"version\":\"0\",\"id\":\"%s\",\"detail-type\":\"%s\",\"source\":\"%s\",\"account\":\"000000000000\","
-            + "\"time\":\"%s\",\"region\":\"local\",\"resources\":[],\"detail\":%s}";
-    return switch (kind) {
-      case SPOT_INTERRUPTION ->
-          envelope.formatted(
-              id,
-              EventDecoder.SPOT_WARNING,
-              "aws.ec2",
-              time,
-              "{\"instance-id\":\"" + instance + "\",\"instance-action\":\"terminate\"}");
-      case REBALANCE ->
-          envelope.formatted(
-              id,
-              EventDecoder.REBALANCE,
-              "aws.ec2",
-              time,
-              "{\"instance-id\":\"" + instance + "\"}");
-      case STATE_CHANGE ->
-          envelope.formatted(
-              id,
-              EventDecoder.STATE_CHANGE,
-              "aws.ec2",
-              time,
-              "{\"instance-id\":\"" + instance + "\",\"state\":\"stopping\"}");
-      case HEALTH_SCHEDULED -> {
-        var rfc = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
-        yield envelope.formatted(
-            id,
-            EventDecoder.HEALTH,
-            "aws.health",
-            time,
-            "{\"eventArn\":\"arn:aws:health:local::event/EC2/MANUAL/"
-                + id
-                + "\",\"service\":\"EC2\","
-                + "\"eventTypeCode\":\"AWS_EC2_INSTANCE_STOP_SCHEDULED\",\"eventTypeCategory\":\"scheduledChange\","
-                + "\"startTime\":\""
-                + rfc.format(now.plus(deadline))
-                + "\","
-                + "\"affectedEntities\":[{\"entityValue\":\""
-                + instance
-                + "\"}]}");
-      }
-      case ASG_TERMINATE, ASG_LAUNCH ->
-          throw new ConfigException(
-              "drain: --kind "
-                  + kind
-                  + " comes only from an Auto Scaling lifecycle hook; a manual drain uses"
-                  + " spot-interruption, rebalance, state-change or health-scheduled");
-      case CAPACITY_RESERVATION_INTERRUPTION ->
-          envelope.formatted(
-              id,
-              EventDecoder.CR_INTERRUPTION,
-              "aws.ec2",
-              time,
-              "{\"instance-id\":\""
-                  + instance
-                  + "\",\"instance-action\":\"terminate\",\"instance-termination-time\":\""
-                  + now.plus(deadline).truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
-                  + "\"}");
-      case CAPACITY_BLOCK_EXPIRING ->
-          throw new IllegalArgumentException("a Capacity Block event names no instance");
-    };
   }
 
   static void printDryRun(PrintStream out, DryRunReport r) {

@@ -30,6 +30,7 @@ import io.gpufleet.preflight.aws.RegionalClients;
 import io.gpufleet.preflight.k8s.NodePoolAdapter;
 import io.gpufleet.preflight.wiring.PreflightHandler;
 import io.gpufleet.preflight.wiring.PreflightWiring;
+import io.gpufleet.scenario.ProjectHome;
 import io.gpufleet.schedule.PolicySourcePort;
 import io.gpufleet.schedule.ScheduleSettings;
 import io.gpufleet.schedule.wiring.ScheduleHandler;
@@ -427,7 +428,8 @@ final class InvokeCommand implements Callable<Integer> {
   }
 
   private Env scheduleEnv(KubernetesClient client, Runnable closeCluster, String clusterName) {
-    Path policyFile = policy != null ? policy : Main.home().resolve(BudgetsSimulation.POLICY);
+    Path policyFile =
+        policy != null ? policy : ProjectHome.path().resolve(BudgetsSimulation.POLICY);
     var policy = PolicySourcePort.file(policyFile);
     var time = new VirtualTime(Instant.EPOCH);
     Clock clock = time.clock();

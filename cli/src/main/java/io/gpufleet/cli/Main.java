@@ -1,7 +1,6 @@
 package io.gpufleet.cli;
 
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -89,10 +88,5 @@ public final class Main implements Callable<Integer> {
       err.println("gpufleet test: run it through the launcher, ./gpufleet test (scripts/test.sh)");
       return Cli.BAD_INPUT;
     }
-  }
-
-  /** The project root (set by the launcher), for events/ and built artifacts. */
-  static Path home() {
-    return Path.of(System.getProperty("gpufleet.home", "."));
   }
 }

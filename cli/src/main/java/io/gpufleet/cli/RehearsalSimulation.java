@@ -11,6 +11,7 @@ import io.gpufleet.drain.model.DrainKind;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.wiring.DrainHandler;
 import io.gpufleet.drain.wiring.DrainWiring;
+import io.gpufleet.scenario.SyntheticEvents;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;
@@ -376,7 +377,7 @@ final class RehearsalSimulation implements Rehearsal.World, AutoCloseable {
     e.state().put("actionStatus", "running");
     e.state().put("actionStart", warning);
     String event =
-        DrainCommand.syntheticEvent(DrainKind.SPOT_INTERRUPTION, i.id, warning, Rehearsal.DEADLINE)
+        SyntheticEvents.manualDrain(DrainKind.SPOT_INTERRUPTION, i.id, warning, Rehearsal.DEADLINE)
             .replace("\"account\":\"000000000000\"", "\"account\":\"" + ACCOUNT + "\"")
             .replace("\"region\":\"local\"", "\"region\":\"us-east-1\"");
     var answer = new ByteArrayOutputStream();

@@ -1,22 +1,20 @@
 package io.gpufleet.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.type.TypeFactory;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.json.Json;
-import io.gpufleet.core.lambda.LocalContext;
 import io.gpufleet.drain.DrainSettings;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.wiring.DrainHandler;
 import io.gpufleet.drain.wiring.DrainWiring;
+import io.gpufleet.scenario.LocalInvoke;
+import io.gpufleet.scenario.ProjectHome;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -79,7 +77,7 @@ final class SimulateCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Cli.within(spec, "--speed", speed, 1, 1000);
-    Path eventsDir = events != null ? events : Main.home().resolve("events");
+    Path eventsDir = events != null ? events : ProjectHome.path().resolve("events");
     if (!Files.isDirectory(eventsDir)) {
       throw new ConfigException(
           "simulate: events directory " + eventsDir + " does not exist (--events DIR)");
@@ -139,14 +137,16 @@ final class SimulateCommand implements Callable<Integer> {
           }
           byte[] payload =
               event == null ? raw : io.gpufleet.sim.SimEvents.rebase(event, drain.time.now());
-          replays.add(new Replay(name, "interruption-drain", invoke(drain.handler, payload), null));
+          replays.add(
+              new Replay(
+                  name, "interruption-drain", LocalInvoke.drain(drain.handler, payload), null));
           if (type.startsWith("EC2 Spot")
               && replays.stream().noneMatch(r -> r.file().endsWith("(delivered again)"))) {
             replays.add(
                 new Replay(
                     name + " (delivered again)",
                     "interruption-drain",
-                    invoke(drain.handler, payload),
+                    LocalInvoke.drain(drain.handler, payload),
                     null));
           }
           autoScalingLines.addAll(autoScalingLines(drain.asg, drain.continuations));
@@ -374,15 +374,6 @@ final class SimulateCommand implements Callable<Integer> {
     } catch (IOException e) {
       return "";
     }
-  }
-
-  static List<DrainOutcome> invoke(DrainHandler handler, byte[] payload) throws IOException {
-    var output = new ByteArrayOutputStream();
-    handler.handleRequest(
-        new ByteArrayInputStream(payload), output, new LocalContext("interruption-drain", 170_000));
-    return Json.MAPPER.readValue(
-        output.toByteArray(),
-        TypeFactory.defaultInstance().constructCollectionType(List.class, DrainOutcome.class));
   }
 
   private void print(

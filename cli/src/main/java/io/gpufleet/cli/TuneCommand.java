@@ -1,5 +1,7 @@
 package io.gpufleet.cli;
 
+import io.gpufleet.bench.ColdBench;
+import io.gpufleet.bench.LambdaShare;
 import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.json.Json;
 import java.io.ByteArrayOutputStream;
@@ -121,7 +123,7 @@ final class TuneCommand implements Callable<Integer> {
               "bench tune: unknown function '"
                   + function
                   + "' ("
-                  + BenchCommand.TEMPLATE_MEMORY_MB.keySet()
+                  + LambdaShare.TEMPLATE_MEMORY_MB.keySet()
                   + ")");
     };
   }
@@ -241,7 +243,7 @@ final class TuneCommand implements Callable<Integer> {
     r.put("sizes", rows);
     r.put("cheapestMeetingTargetsMb", chosen == null ? null : chosen.get("memoryMb"));
     r.put("cheapestMeetingWarmTargetsMb", warmOnly == null ? null : warmOnly.get("memoryMb"));
-    r.put("templateMemoryMb", BenchCommand.TEMPLATE_MEMORY_MB.get(function));
+    r.put("templateMemoryMb", LambdaShare.TEMPLATE_MEMORY_MB.get(function));
     r.put("pass", chosen != null);
     out.println(Json.write(r));
     return chosen != null ? 0 : 1;

@@ -2,6 +2,7 @@ package io.gpufleet.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpufleet.bench.LambdaShare;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -571,7 +572,7 @@ class CliParsingTest extends CapturedCli {
       assertThat(drain.real).isFalse();
       assertThat(burst.share.unconfined).isTrue();
       assertThat(burst.share.memoryMb("interruption-drain"))
-          .isEqualTo(BenchCommand.TEMPLATE_MEMORY_MB.get("interruption-drain"));
+          .isEqualTo(LambdaShare.TEMPLATE_MEMORY_MB.get("interruption-drain"));
       assertThat(burst.events).isEqualTo(200);
       assertThat(burst.pods).isEqualTo(30);
       assertThat(burst.latencyMs).isEqualTo(20);

@@ -2,6 +2,7 @@ package io.gpufleet.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpufleet.bench.CostBench;
 import io.gpufleet.cost.focus.FocusOutput;
 import io.gpufleet.schedule.HoldRecords;
 import io.gpufleet.testkit.aws.AwsEmulatorExtension;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.scenario.ProjectHome;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.math.BigDecimal;
@@ -346,7 +347,7 @@ class CostQueryTotalsTest extends CapturedCli {
 
   @Test
   void namedQueriesShouldBeTheFilesOfDeployQueries() throws Exception {
-    Path queries = EnvironmentReference.findRoot(Main.home()).resolve("deploy/queries");
+    Path queries = EnvironmentReference.findRoot(ProjectHome.path()).resolve("deploy/queries");
     try (var files = Files.list(queries)) {
       assertThat(files.map(f -> f.getFileName().toString().replaceFirst("\\.sql$", "")))
           .containsExactlyInAnyOrderElementsOf(FocusQueries.NAMES);

@@ -3,7 +3,9 @@ package io.gpufleet.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.cost.focus.FocusColumns;
+import io.gpufleet.scenario.ProjectHome;
 import io.gpufleet.schedule.HoldRecords;
+import io.gpufleet.testkit.lambda.SamTemplate;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,7 +33,7 @@ class TemplateFocusTest {
 
   @Test
   void glueTableShouldDeclareTheColumnsTheReportWrites() throws Exception {
-    String table = block(TemplateMemoryTest.template(), "CostFocusTable");
+    String table = block(SamTemplate.projectTemplateText(), "CostFocusTable");
     var declared = new ArrayList<String>();
     var m = COLUMN.matcher(table);
     while (m.find()) {
@@ -47,7 +49,7 @@ class TemplateFocusTest {
 
   @Test
   void holdRecordsTableShouldDeclareTheColumnsTheScheduleWrites() throws Exception {
-    String table = block(TemplateMemoryTest.template(), "CostScheduleHoldsTable");
+    String table = block(SamTemplate.projectTemplateText(), "CostScheduleHoldsTable");
     var declared = new ArrayList<String>();
     var m = COLUMN.matcher(table);
     while (m.find()) {
@@ -64,7 +66,7 @@ class TemplateFocusTest {
                 + HoldRecords.PREFIX
                 + "billing_period=${!billing_period}/account=${!account}/cluster=${!cluster}/");
     // the schedule may write there, and nowhere else in the bucket
-    String role = block(TemplateMemoryTest.template(), "DisruptionScheduleRole");
+    String role = block(SamTemplate.projectTemplateText(), "DisruptionScheduleRole");
     assertThat(role)
         .contains(
             "Resource: !Sub ${CostReportBucket.Arn}/"
@@ -72,10 +74,10 @@ class TemplateFocusTest {
                 + "billing_period=*/account=${AWS::AccountId}/cluster=${ClusterName}/*")
         .doesNotContain("s3:PutObject\n                Resource: !Sub ${CostReportBucket.Arn}/*");
     // FinOps readers may read the records; they expire with the reports
-    assertThat(block(TemplateMemoryTest.template(), "CostFocusReaderPolicy"))
+    assertThat(block(SamTemplate.projectTemplateText(), "CostFocusReaderPolicy"))
         .contains("table/${CostFocusDatabase}/" + HoldRecords.TABLE)
         .contains("Resource: !Sub ${CostReportBucket.Arn}/" + HoldRecords.PREFIX + "*");
-    assertThat(block(TemplateMemoryTest.template(), "CostReportBucket"))
+    assertThat(block(SamTemplate.projectTemplateText(), "CostReportBucket"))
         .contains(
             "Prefix: "
                 + HoldRecords.PREFIX
@@ -84,8 +86,8 @@ class TemplateFocusTest {
 
   @Test
   void eachNamedQueryShouldBeItsDeployQueriesFileVerbatim() throws Exception {
-    String template = TemplateMemoryTest.template();
-    Path queries = EnvironmentReference.findRoot(Main.home()).resolve("deploy/queries");
+    String template = SamTemplate.projectTemplateText();
+    Path queries = EnvironmentReference.findRoot(ProjectHome.path()).resolve("deploy/queries");
     int found = 0;
     for (String name : FocusQueries.NAMES) {
       var at = Pattern.compile("(?m)^      Name: " + Pattern.quote(name) + "$").matcher(template);

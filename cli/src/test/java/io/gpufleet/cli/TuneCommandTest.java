@@ -2,6 +2,7 @@ package io.gpufleet.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpufleet.bench.DrainBench;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
@@ -48,12 +49,12 @@ class TuneCommandTest {
     var plan = TuneCommand.plan("interruption-drain");
     assertThat(plan.passField()).isEqualTo("deadlinePass");
     assertThat(plan.targetLimitField()).isEqualTo("deadlineTargetEvictionsIssuedMs");
-    assertThat(BenchCommand.DEADLINE_TARGET_MS).isEqualTo(1000);
+    assertThat(DrainBench.DEADLINE_TARGET_MS).isEqualTo(1000);
     // 270 ms of evictions at 20 ms per request: over the physical limit, within the deadline bar
     Map<String, Object> figures =
         Map.of("status", "DRAINED", "evicted", 110, "evictionsIssuedMs", 270);
-    assertThat(BenchCommand.drainPasses(figures, 110, BenchCommand.physicalLimitMs(20))).isFalse();
-    assertThat(BenchCommand.drainPasses(figures, 110, BenchCommand.DEADLINE_TARGET_MS)).isTrue();
+    assertThat(DrainBench.drainPasses(figures, 110, DrainBench.physicalLimitMs(20))).isFalse();
+    assertThat(DrainBench.drainPasses(figures, 110, DrainBench.DEADLINE_TARGET_MS)).isTrue();
     assertThat(TuneCommand.plan("cost-report").passField()).isEqualTo("pass");
   }
 }

@@ -60,6 +60,26 @@ public final class SamTemplate {
     }
   }
 
+  /** The project's template.yaml, found walking up from the working directory. */
+  public static Path projectTemplate() {
+    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+      if (Files.isRegularFile(dir.resolve("template.yaml"))) {
+        return dir.resolve("template.yaml");
+      }
+    }
+    throw new IllegalStateException(
+        "template.yaml not found above " + Path.of("").toAbsolutePath());
+  }
+
+  /** The text of {@link #projectTemplate()}. */
+  public static String projectTemplateText() {
+    try {
+      return Files.readString(projectTemplate());
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read template.yaml: " + e.getMessage(), e);
+    }
+  }
+
   public static SamTemplate load(Path path) {
     try {
       return new SamTemplate(path, CfnYaml.load(Files.readString(path)));

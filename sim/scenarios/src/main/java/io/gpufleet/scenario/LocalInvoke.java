@@ -1,0 +1,31 @@
+package io.gpufleet.scenario;
+
+import com.fasterxml.jackson.databind.type.TypeFactory;
+import io.gpufleet.core.json.Json;
+import io.gpufleet.core.lambda.LocalContext;
+import io.gpufleet.drain.model.DrainOutcome;
+import io.gpufleet.drain.wiring.DrainHandler;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.List;
+
+/** Invokes a function's handler in this process, the way the Lambda runtime hands it a payload. */
+public final class LocalInvoke {
+  /** The drain's remaining time per invocation in a local run (its timeout less a margin). */
+  static final int DRAIN_REMAINING_MS = 170_000;
+
+  private LocalInvoke() {}
+
+  /** One delivery to the drain's handler; its answer read back as the outcomes it reports. */
+  public static List<DrainOutcome> drain(DrainHandler handler, byte[] payload) throws IOException {
+    var output = new ByteArrayOutputStream();
+    handler.handleRequest(
+        new ByteArrayInputStream(payload),
+        output,
+        new LocalContext("interruption-drain", DRAIN_REMAINING_MS));
+    return Json.MAPPER.readValue(
+        output.toByteArray(),
+        TypeFactory.defaultInstance().constructCollectionType(List.class, DrainOutcome.class));
+  }
+}
