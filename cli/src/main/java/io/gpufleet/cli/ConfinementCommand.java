@@ -1,6 +1,6 @@
 package io.gpufleet.cli;
 
-import io.gpufleet.cli.confinement.ConfinementRender;
+import io.gpufleet.deploy.confinement.ConfinementRender;
 import io.gpufleet.scenario.ProjectHome;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -72,7 +72,7 @@ final class ConfinementCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    Path root = EnvironmentReference.findRoot(ProjectHome.path());
+    Path root = ProjectHome.findRoot(ProjectHome.path());
     var overrides = new LinkedHashMap<String, String>();
     for (String s : sets) {
       int eq = s.indexOf('=');

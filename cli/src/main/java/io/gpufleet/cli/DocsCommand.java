@@ -1,5 +1,8 @@
 package io.gpufleet.cli;
 
+import io.gpufleet.deploy.Dashboard;
+import io.gpufleet.deploy.DashboardCheck;
+import io.gpufleet.deploy.EnvironmentReference;
 import io.gpufleet.scenario.ProjectHome;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -53,7 +56,7 @@ final class DocsCommand implements Callable<Integer> {
     if (page == Page.dashboard) {
       return dashboard();
     }
-    var reference = new EnvironmentReference(EnvironmentReference.findRoot(ProjectHome.path()));
+    var reference = new EnvironmentReference(ProjectHome.findRoot(ProjectHome.path()));
     var result = reference.generate();
     result.problems().forEach(p -> err.println("gpufleet docs: " + p));
     var file = reference.page();
@@ -76,7 +79,7 @@ final class DocsCommand implements Callable<Integer> {
   }
 
   private int dashboard() throws IOException {
-    var file = EnvironmentReference.findRoot(ProjectHome.path()).resolve("template.yaml");
+    var file = ProjectHome.findRoot(ProjectHome.path()).resolve("template.yaml");
     String committed = Files.readString(file);
     String generated;
     try {

@@ -2,6 +2,8 @@ package io.gpufleet.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.deploy.Doctor;
+import io.gpufleet.deploy.DoctorSimulation;
 import io.gpufleet.scenario.ProjectHome;
 import java.io.PrintStream;
 import java.util.List;
@@ -64,7 +66,7 @@ final class DoctorCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    var root = EnvironmentReference.findRoot(ProjectHome.path());
+    var root = ProjectHome.findRoot(ProjectHome.path());
     List<Doctor.Finding> findings;
     if (simulate) {
       try (var sim = new DoctorSimulation(root, List.of())) {

@@ -30,6 +30,7 @@ import io.gpufleet.preflight.aws.RegionalClients;
 import io.gpufleet.preflight.k8s.NodePoolAdapter;
 import io.gpufleet.preflight.wiring.PreflightHandler;
 import io.gpufleet.preflight.wiring.PreflightWiring;
+import io.gpufleet.scenario.LocalInvoke;
 import io.gpufleet.scenario.ProjectHome;
 import io.gpufleet.schedule.PolicySourcePort;
 import io.gpufleet.schedule.ScheduleSettings;
@@ -97,14 +98,6 @@ final class InvokeCommand implements Callable<Integer> {
           "schedule", "disruption-schedule",
           "capacity-preflight", "capacity-preflight",
           "preflight", "capacity-preflight");
-
-  /** Lambda timeouts of template.yaml, what getRemainingTimeInMillis() starts at. */
-  static final Map<String, Integer> TIMEOUT_MILLIS =
-      Map.of(
-          "interruption-drain", 180_000,
-          "cost-report", 900_000,
-          "disruption-schedule", 180_000,
-          "capacity-preflight", 300_000);
 
   private final PrintStream out;
   private final PrintStream err;
@@ -259,7 +252,7 @@ final class InvokeCommand implements Callable<Integer> {
     handler.handleRequest(
         new ByteArrayInputStream(payload),
         output,
-        new LocalContext(function, TIMEOUT_MILLIS.get(function)));
+        new LocalContext(function, LocalInvoke.TIMEOUT_MILLIS.get(function)));
     try {
       return Json.MAPPER.readTree(output.toByteArray());
     } catch (IOException e) {

@@ -7,6 +7,7 @@ import io.gpufleet.core.event.EventDecoder;
 import io.gpufleet.core.event.LifecycleEvents;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.drain.SqsBatch;
+import io.gpufleet.scenario.LocalInvoke;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;
 import java.io.IOException;
@@ -89,7 +90,7 @@ final class InvokeDrainSim implements InvokeCommand.Env {
     }
     var decoder = new EventDecoder(sim.time.clock(), System.getenv("AWS_REGION"));
     Instant hardStop =
-        sim.time.now().plusMillis(InvokeCommand.TIMEOUT_MILLIS.get(function)).minusSeconds(5);
+        sim.time.now().plusMillis(LocalInvoke.TIMEOUT_MILLIS.get(function)).minusSeconds(5);
     ObjectNode answer = Json.MAPPER.createObjectNode();
     var failures = answer.putArray("batchItemFailures");
     var records = answer.putArray("records");

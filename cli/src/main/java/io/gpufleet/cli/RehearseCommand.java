@@ -6,6 +6,8 @@ import io.gpufleet.core.config.ConfigException;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.deploy.Rehearsal;
+import io.gpufleet.deploy.RehearsalSimulation;
 import io.gpufleet.drain.DrainSettings;
 import io.gpufleet.drain.wiring.DrainWiring;
 import java.io.PrintStream;
@@ -46,8 +48,6 @@ import software.amazon.awssdk.services.fis.FisClient;
           + " or bad flag."
     })
 final class RehearseCommand implements Callable<Integer> {
-  /** The stack output naming the experiment template (template.yaml Outputs). */
-  static final String TEMPLATE_OUTPUT = "RehearsalExperimentTemplateId";
 
   private final PrintStream out;
   private final PrintStream err;
@@ -145,7 +145,7 @@ final class RehearseCommand implements Callable<Integer> {
     String clusterName = cluster != null ? cluster : parameter(s, "ClusterName");
     String template =
         s.outputs().stream()
-            .filter(o -> o.outputKey().equals(TEMPLATE_OUTPUT))
+            .filter(o -> o.outputKey().equals(Rehearsal.TEMPLATE_OUTPUT))
             .map(o -> o.outputValue())
             .findFirst()
             .orElseThrow(
@@ -154,7 +154,7 @@ final class RehearseCommand implements Callable<Integer> {
                         "stack "
                             + stackName
                             + " has no "
-                            + TEMPLATE_OUTPUT
+                            + Rehearsal.TEMPLATE_OUTPUT
                             + " output: deploy this version"
                             + " of template.yaml first"));
     var rehearsal = new Rehearsal(clients, world, stackName, clusterName);

@@ -347,7 +347,7 @@ class CostQueryTotalsTest extends CapturedCli {
 
   @Test
   void namedQueriesShouldBeTheFilesOfDeployQueries() throws Exception {
-    Path queries = EnvironmentReference.findRoot(ProjectHome.path()).resolve("deploy/queries");
+    Path queries = ProjectHome.findRoot(ProjectHome.path()).resolve("deploy/queries");
     try (var files = Files.list(queries)) {
       assertThat(files.map(f -> f.getFileName().toString().replaceFirst("\\.sql$", "")))
           .containsExactlyInAnyOrderElementsOf(FocusQueries.NAMES);

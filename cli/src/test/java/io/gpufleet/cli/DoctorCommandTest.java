@@ -2,8 +2,12 @@ package io.gpufleet.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpufleet.cli.confinement.ConfinementRender;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.deploy.Doctor;
+import io.gpufleet.deploy.DoctorFleet;
+import io.gpufleet.deploy.DoctorSimulation;
+import io.gpufleet.deploy.confinement.ConfinementRender;
+import io.gpufleet.scenario.ProjectHome;
 import io.gpufleet.sim.aws.AwsStubServer;
 import io.gpufleet.testkit.aws.contract.ContractViolations;
 import io.gpufleet.testkit.aws.contract.ModelValidationInterceptor;
@@ -17,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /** {@code gpufleet doctor} against the simulated stack and cluster. */
 class DoctorCommandTest extends CapturedCli {
-  private static final Path ROOT = EnvironmentReference.findRoot(Path.of(""));
+  private static final Path ROOT = ProjectHome.findRoot(Path.of(""));
 
   @Test
   void shouldFindThePlantedStaleDrainBindingAndPassTheRest() throws Exception {

@@ -3,6 +3,8 @@ package io.gpufleet.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.json.Json;
+import io.gpufleet.deploy.Rehearsal;
+import io.gpufleet.deploy.RehearsalSimulation;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.testkit.aws.contract.ContractViolations;
 import io.gpufleet.testkit.aws.contract.ModelValidationInterceptor;

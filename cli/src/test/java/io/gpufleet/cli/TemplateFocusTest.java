@@ -87,7 +87,7 @@ class TemplateFocusTest {
   @Test
   void eachNamedQueryShouldBeItsDeployQueriesFileVerbatim() throws Exception {
     String template = SamTemplate.projectTemplateText();
-    Path queries = EnvironmentReference.findRoot(ProjectHome.path()).resolve("deploy/queries");
+    Path queries = ProjectHome.findRoot(ProjectHome.path()).resolve("deploy/queries");
     int found = 0;
     for (String name : FocusQueries.NAMES) {
       var at = Pattern.compile("(?m)^      Name: " + Pattern.quote(name) + "$").matcher(template);

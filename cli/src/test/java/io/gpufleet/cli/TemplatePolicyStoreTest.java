@@ -3,6 +3,7 @@ package io.gpufleet.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.json.CfnYaml;
+import io.gpufleet.scenario.ProjectHome;
 import io.gpufleet.schedule.policy.Guardrails;
 import io.gpufleet.schedule.policy.PolicyParser;
 import java.nio.file.Files;
@@ -16,7 +17,7 @@ class TemplatePolicyStoreTest {
   @SuppressWarnings("unchecked")
   void shouldStartTheStacksPolicyParameterWithAValidPolicyThatChangesNothing() throws Exception {
     // Given the value template.yaml gives the policy parameter it creates
-    Path root = EnvironmentReference.findRoot(Path.of(""));
+    Path root = ProjectHome.findRoot(Path.of(""));
     var template = CfnYaml.load(Files.readString(root.resolve("template.yaml")));
     var resources = (Map<String, Object>) template.get("Resources");
     var parameter = (Map<String, Object>) resources.get("SchedulePolicyParameter");

@@ -9,11 +9,20 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 
 /** Invokes a function's handler in this process, the way the Lambda runtime hands it a payload. */
 public final class LocalInvoke {
   /** The drain's remaining time per invocation in a local run (its timeout less a margin). */
   static final int DRAIN_REMAINING_MS = 170_000;
+
+  /** Lambda timeouts of template.yaml, what getRemainingTimeInMillis() starts at. */
+  public static final Map<String, Integer> TIMEOUT_MILLIS =
+      Map.of(
+          "interruption-drain", 180_000,
+          "cost-report", 900_000,
+          "disruption-schedule", 180_000,
+          "capacity-preflight", 300_000);
 
   private LocalInvoke() {}
 

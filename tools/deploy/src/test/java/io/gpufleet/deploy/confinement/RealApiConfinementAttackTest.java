@@ -1,13 +1,13 @@
-package io.gpufleet.cli.confinement;
+package io.gpufleet.deploy.confinement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.gpufleet.cli.confinement.ApiCalls.Caller;
-import io.gpufleet.cli.confinement.ApiCalls.Response;
-import io.gpufleet.cli.confinement.ConfinementAttack.Outcome;
-import io.gpufleet.cli.confinement.ConfinementAttack.Target;
-import io.gpufleet.cli.confinement.ConfinementSpec.Policy;
+import io.gpufleet.deploy.confinement.ApiCalls.Caller;
+import io.gpufleet.deploy.confinement.ApiCalls.Response;
+import io.gpufleet.deploy.confinement.ConfinementAttack.Outcome;
+import io.gpufleet.deploy.confinement.ConfinementAttack.Target;
+import io.gpufleet.deploy.confinement.ConfinementSpec.Policy;
 import io.gpufleet.sim.real.FunctionIdentity;
 import io.gpufleet.sim.real.KwokNodes;
 import io.gpufleet.sim.real.RealCluster;

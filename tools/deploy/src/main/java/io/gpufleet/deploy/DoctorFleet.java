@@ -1,11 +1,11 @@
-package io.gpufleet.cli;
+package io.gpufleet.deploy;
 
 import com.cronutils.model.time.ExecutionTime;
 import com.cronutils.parser.CronParser;
-import io.gpufleet.cli.Doctor.Finding;
-import io.gpufleet.cli.Doctor.Status;
 import io.gpufleet.core.outcome.Metric;
 import io.gpufleet.cost.CostMetrics;
+import io.gpufleet.deploy.Doctor.Finding;
+import io.gpufleet.deploy.Doctor.Status;
 import io.gpufleet.drain.DrainMetrics;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.preflight.PreflightMetrics;
@@ -40,8 +40,8 @@ import software.amazon.awssdk.services.eks.model.CapacityTypes;
  * read from the metrics it publishes (the functions' metric declarations, the dashboard's source:
  * no metric name is written here).
  */
-final class DoctorFleet {
-  static final String REBALANCE_CHECK = "Spot capacity rebalancing";
+public final class DoctorFleet {
+  public static final String REBALANCE_CHECK = "Spot capacity rebalancing";
   static final Duration DAY = Duration.ofHours(24);
 
   /** The metrics' resolution (EMF publishes standard, one-minute metrics). */
@@ -278,7 +278,7 @@ final class DoctorFleet {
    * The time between two runs of an EventBridge Scheduler expression: {@code rate(N unit)}, or the
    * longest gap among the next runs of a {@code cron(...)} in {@code zone}.
    */
-  static Duration period(String expression, ZoneId zone, Instant now) {
+  public static Duration period(String expression, ZoneId zone, Instant now) {
     String e = expression.strip();
     var rate = RATE.matcher(e);
     if (rate.matches()) {

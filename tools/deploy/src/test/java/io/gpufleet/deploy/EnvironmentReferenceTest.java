@@ -1,7 +1,8 @@
-package io.gpufleet.cli;
+package io.gpufleet.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpufleet.scenario.ProjectHome;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,7 +19,7 @@ class EnvironmentReferenceTest {
 
   @BeforeAll
   static void generate() {
-    root = EnvironmentReference.findRoot(Path.of(""));
+    root = ProjectHome.findRoot(Path.of(""));
     result = new EnvironmentReference(root).generate();
   }
 

@@ -1,7 +1,7 @@
-package io.gpufleet.cli.confinement;
+package io.gpufleet.deploy.confinement;
 
-import io.gpufleet.cli.confinement.ConfinementSpec.RbacObject;
-import io.gpufleet.cli.confinement.ConfinementSpec.Rule;
+import io.gpufleet.deploy.confinement.ConfinementSpec.RbacObject;
+import io.gpufleet.deploy.confinement.ConfinementSpec.Rule;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

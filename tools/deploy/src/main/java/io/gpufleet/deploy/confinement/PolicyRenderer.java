@@ -1,9 +1,9 @@
-package io.gpufleet.cli.confinement;
+package io.gpufleet.deploy.confinement;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.gpufleet.cli.confinement.ConfinementSpec.Policy;
-import io.gpufleet.cli.confinement.YamlText.Folded;
-import io.gpufleet.cli.confinement.YamlText.Literal;
+import io.gpufleet.deploy.confinement.ConfinementSpec.Policy;
+import io.gpufleet.deploy.confinement.YamlText.Folded;
+import io.gpufleet.deploy.confinement.YamlText.Literal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.gpufleet.cli.confinement;
+package io.gpufleet.deploy.confinement;
 
 import java.util.List;
 import java.util.Map;

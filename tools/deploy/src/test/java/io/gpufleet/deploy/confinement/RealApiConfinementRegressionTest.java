@@ -1,14 +1,14 @@
-package io.gpufleet.cli.confinement;
+package io.gpufleet.deploy.confinement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gpufleet.cli.confinement.ApiCalls.Caller;
-import io.gpufleet.cli.confinement.ConfinementAttack.Outcome;
-import io.gpufleet.cli.confinement.ConfinementAttack.Target;
 import io.gpufleet.core.json.Yaml;
+import io.gpufleet.deploy.confinement.ApiCalls.Caller;
+import io.gpufleet.deploy.confinement.ConfinementAttack.Outcome;
+import io.gpufleet.deploy.confinement.ConfinementAttack.Target;
 import io.gpufleet.sim.real.RealCluster;
 import io.gpufleet.sim.real.RealNamespace;
 import io.gpufleet.testkit.real.RealApiServerTest;

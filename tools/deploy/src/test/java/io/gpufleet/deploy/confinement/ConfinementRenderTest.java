@@ -1,4 +1,4 @@
-package io.gpufleet.cli.confinement;
+package io.gpufleet.deploy.confinement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

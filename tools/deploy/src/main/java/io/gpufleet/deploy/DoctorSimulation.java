@@ -1,11 +1,11 @@
-package io.gpufleet.cli;
+package io.gpufleet.deploy;
 
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpufleet.cli.confinement.ConfinementRender;
 import io.gpufleet.core.json.CfnYaml;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.deploy.confinement.ConfinementRender;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.SimCluster;
 import io.gpufleet.sim.SimTime;
@@ -42,27 +42,28 @@ import software.amazon.awssdk.utils.http.SdkHttpUtils;
  * managed node group {@link #SPOT_NODE_GROUP}'s Auto Scaling group has Capacity Rebalancing off (a
  * WARN). CloudWatch holds each function's recent successful runs ({@link #cloudWatch}).
  */
-final class DoctorSimulation implements AutoCloseable {
-  static final String STACK = "gpufleet-sim";
+public final class DoctorSimulation implements AutoCloseable {
+  public static final String STACK = "gpufleet-sim";
   static final String ACCOUNT = "123456789012";
-  static final String STALE_GROUP = "gpufleet-drain-old";
+  public static final String STALE_GROUP = "gpufleet-drain-old";
   static final String ASG = "eks-gpu-ng-sim";
-  static final String ON_DEMAND_NODE_GROUP = "gpu-on-demand";
-  static final String SPOT_NODE_GROUP = "gpu-spot";
-  static final String SPOT_ASG = "eks-gpu-spot-sim";
+  public static final String ON_DEMAND_NODE_GROUP = "gpu-on-demand";
+  public static final String SPOT_NODE_GROUP = "gpu-spot";
+  public static final String SPOT_ASG = "eks-gpu-spot-sim";
 
-  final AwsStubServer stub;
+  public final AwsStubServer stub;
   final SimCluster cluster;
-  final KubernetesClient kubernetes;
-  final Doctor.Clients clients;
-  final Map<String, String> parameters;
-  final io.gpufleet.sim.aws.SimSsm ssm;
-  final io.gpufleet.sim.aws.SimCloudWatch cloudWatch;
+  public final KubernetesClient kubernetes;
+  public final Doctor.Clients clients;
+  public final Map<String, String> parameters;
+  public final io.gpufleet.sim.aws.SimSsm ssm;
+  public final io.gpufleet.sim.aws.SimCloudWatch cloudWatch;
 
   /** Each Auto Scaling group's CapacityRebalance as DescribeAutoScalingGroups answers it. */
-  final Map<String, Boolean> capacityRebalance = new java.util.concurrent.ConcurrentHashMap<>();
+  public final Map<String, Boolean> capacityRebalance =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
-  DoctorSimulation(Path root, List<ExecutionInterceptor> interceptors) throws Exception {
+  public DoctorSimulation(Path root, List<ExecutionInterceptor> interceptors) throws Exception {
     var template = CfnYaml.load(Files.readString(root.resolve("template.yaml")));
     parameters = defaults(template);
     parameters.put("ClusterName", DemoFleet.CLUSTER);
@@ -153,7 +154,7 @@ final class DoctorSimulation implements AutoCloseable {
   }
 
   /** One datapoint (1) of a function's counter, as its EMF record publishes it. */
-  void published(String service, io.gpufleet.core.outcome.Metric metric, Instant at) {
+  public void published(String service, io.gpufleet.core.outcome.Metric metric, Instant at) {
     cloudWatch.put(
         io.gpufleet.core.outcome.Metric.NAMESPACE,
         metric.name(),

@@ -1,8 +1,9 @@
-package io.gpufleet.cli;
+package io.gpufleet.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.json.CfnYaml;
+import io.gpufleet.scenario.ProjectHome;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,7 +23,7 @@ class TemplateRehearsalTest {
 
   @BeforeAll
   static void read() throws Exception {
-    Path root = EnvironmentReference.findRoot(Path.of(""));
+    Path root = ProjectHome.findRoot(Path.of(""));
     var template = CfnYaml.load(Files.readString(root.resolve("template.yaml")));
     resources = (Map<String, Object>) template.get("Resources");
     outputs = (Map<String, Object>) template.get("Outputs");
@@ -117,7 +118,7 @@ class TemplateRehearsalTest {
                     ((Map<String, Object>) action.get("Parameters"))
                         .get("durationBeforeInterruption")))
         .isEqualTo(Rehearsal.DEADLINE);
-    assertThat((Map<String, Object>) outputs.get(RehearseCommand.TEMPLATE_OUTPUT))
+    assertThat((Map<String, Object>) outputs.get(Rehearsal.TEMPLATE_OUTPUT))
         .containsEntry("Value", Map.of("Ref", "RehearsalExperimentTemplate"));
   }
 }

@@ -1,4 +1,4 @@
-package io.gpufleet.cli.confinement;
+package io.gpufleet.deploy.confinement;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,14 +1,14 @@
-package io.gpufleet.cli.confinement;
+package io.gpufleet.deploy.confinement;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gpufleet.cli.confinement.ApiCalls.Caller;
-import io.gpufleet.cli.confinement.ApiCalls.Response;
-import io.gpufleet.cli.confinement.ConfinementSpec.Policy;
-import io.gpufleet.cli.confinement.SchemaWalk.Leaf;
-import io.gpufleet.cli.confinement.SchemaWalk.Step;
+import io.gpufleet.deploy.confinement.ApiCalls.Caller;
+import io.gpufleet.deploy.confinement.ApiCalls.Response;
+import io.gpufleet.deploy.confinement.ConfinementSpec.Policy;
+import io.gpufleet.deploy.confinement.SchemaWalk.Leaf;
+import io.gpufleet.deploy.confinement.SchemaWalk.Step;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package io.gpufleet.cli;
+package io.gpufleet.deploy;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -28,11 +28,14 @@ import software.amazon.awssdk.services.fis.model.ExperimentStatus;
  * deadline. Every refusal comes before any write; the only writes are the instance's rehearsal tag
  * (removed at the end) and the experiment.
  */
-final class Rehearsal {
+public final class Rehearsal {
   /**
    * The tag the stack's experiment template targets (template.yaml RehearsalExperimentTemplate).
    */
-  static final String TAG = "gpufleet:rehearse";
+  public static final String TAG = "gpufleet:rehearse";
+
+  /** The stack output naming the experiment template (template.yaml Outputs). */
+  public static final String TEMPLATE_OUTPUT = "RehearsalExperimentTemplateId";
 
   /** A Spot interruption warning comes two minutes before the instance goes. */
   static final Duration DEADLINE = Duration.ofMinutes(2);
@@ -45,14 +48,14 @@ final class Rehearsal {
       Set.of(ExperimentStatus.INITIATING, ExperimentStatus.PENDING, ExperimentStatus.RUNNING);
 
   /** What the rehearsal talks to. */
-  record Clients(Ec2Client ec2, FisClient fis, KubernetesClient kube, DrainService drain) {}
+  public record Clients(Ec2Client ec2, FisClient fis, KubernetesClient kube, DrainService drain) {}
 
   /**
    * Where the chain runs: how time passes between two looks at it (a real account: the wall clock;
    * the simulated one: its clock and what is due by then), and the drain's outcome when the drain
    * runs in this process (the simulation).
    */
-  interface World {
+  public interface World {
     Instant now();
 
     void pass(Duration d) throws InterruptedException;
@@ -63,17 +66,17 @@ final class Rehearsal {
   }
 
   /** A rehearsal this command will not start: said before any write (exit 2). */
-  static final class Refused extends RuntimeException {
+  public static final class Refused extends RuntimeException {
     Refused(String message) {
       super(message);
     }
   }
 
-  record Target(String node, String instanceId, DryRunReport dryRun) {}
+  public record Target(String node, String instanceId, DryRunReport dryRun) {}
 
-  record Step(Instant at, String what, String detail) {}
+  public record Step(Instant at, String what, String detail) {}
 
-  record Result(
+  public record Result(
       String stack,
       String cluster,
       String node,
@@ -90,7 +93,7 @@ final class Rehearsal {
   private final String stack;
   private final String cluster;
 
-  Rehearsal(Clients clients, World world, String stack, String cluster) {
+  public Rehearsal(Clients clients, World world, String stack, String cluster) {
     this.clients = clients;
     this.world = world;
     this.stack = stack;
@@ -98,7 +101,7 @@ final class Rehearsal {
   }
 
   /** The node to rehearse on ({@code wanted}, or the Spot GPU node least likely to block). */
-  Target choose(Optional<String> wanted) {
+  public Target choose(Optional<String> wanted) {
     if (wanted.isPresent()) {
       Node node = clients.kube().nodes().withName(wanted.get()).get();
       if (node == null) {
@@ -187,7 +190,7 @@ final class Rehearsal {
   }
 
   /** Refuses while an experiment of the template is under way. */
-  void refuseIfRunning(String templateId) {
+  public void refuseIfRunning(String templateId) {
     for (var page :
         clients.fis().listExperimentsPaginator(r -> r.experimentTemplateId(templateId))) {
       for (var e : page.experiments()) {
@@ -208,7 +211,7 @@ final class Rehearsal {
   }
 
   /** Tags, starts, follows and untags; the experiment is stopped if the JVM is interrupted. */
-  Result run(Target t, String templateId) throws InterruptedException {
+  public Result run(Target t, String templateId) throws InterruptedException {
     var steps = new ArrayList<Step>();
     String experiment = null;
     Thread stopper = null;
@@ -231,7 +234,7 @@ final class Rehearsal {
   }
 
   /** Tags the instance and starts the experiment (untagging if it does not start). */
-  String start(Target t, String templateId, List<Step> steps) {
+  public String start(Target t, String templateId, List<Step> steps) {
     clients.ec2().createTags(r -> r.resources(t.instanceId()).tags(tag()));
     steps.add(new Step(world.now(), "instance tagged", t.instanceId() + " " + TAG + "=" + stack));
     boolean started = false;
@@ -265,7 +268,7 @@ final class Rehearsal {
   }
 
   /** Stops the experiment (the user interrupted) and removes the tag. */
-  void stop(String experiment, String instanceId) {
+  public void stop(String experiment, String instanceId) {
     try {
       var state = clients.fis().getExperiment(r -> r.id(experiment)).experiment().state();
       if (ACTIVE.contains(state.status())) {

@@ -1,9 +1,10 @@
-package io.gpufleet.cli;
+package io.gpufleet.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.json.CfnYaml;
 import io.gpufleet.core.outcome.Metric;
+import io.gpufleet.scenario.ProjectHome;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,7 @@ class DashboardTest {
 
   @BeforeAll
   static void read() throws IOException {
-    root = EnvironmentReference.findRoot(Path.of(""));
+    root = ProjectHome.findRoot(Path.of(""));
     template = Files.readString(root.resolve("template.yaml"));
   }
 

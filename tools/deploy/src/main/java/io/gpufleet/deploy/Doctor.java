@@ -1,11 +1,11 @@
-package io.gpufleet.cli;
+package io.gpufleet.deploy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpufleet.cli.confinement.ConfinementRender;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.deploy.confinement.ConfinementRender;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -29,18 +29,18 @@ import software.amazon.awssdk.services.lambda.LambdaClient;
  * renders the manifests with {@link ConfinementRender} for the stack's own parameters and compares
  * them with what the cluster holds.
  */
-final class Doctor {
-  enum Status {
+public final class Doctor {
+  public enum Status {
     PASS,
     WARN,
     FAIL
   }
 
   /** One check's verdict, what was seen, and what to do about it (empty when it passes). */
-  record Finding(String check, Status status, String detail, String fix) {}
+  public record Finding(String check, Status status, String detail, String fix) {}
 
   /** The clients the checks read through (built by the CLI for a real or simulated account). */
-  record Clients(
+  public record Clients(
       CloudFormationClient cloudFormation,
       LambdaClient lambda,
       EksClient eks,
@@ -84,12 +84,12 @@ final class Doctor {
   private Map<String, StackResourceSummary> resources = Map.of();
   private String account = "";
 
-  Doctor(Clients clients, Path root, String stack) {
+  public Doctor(Clients clients, Path root, String stack) {
     this(clients, root, stack, java.time.Clock.systemUTC());
   }
 
   /** With the clock the last-run check measures its windows from. */
-  Doctor(Clients clients, Path root, String stack, java.time.Clock clock) {
+  public Doctor(Clients clients, Path root, String stack, java.time.Clock clock) {
     this.c = clients;
     this.root = root;
     this.stack = stack;
@@ -97,7 +97,7 @@ final class Doctor {
   }
 
   /** Runs every check; a check that cannot read what it needs is a FAIL naming the error. */
-  List<Finding> run() {
+  public List<Finding> run() {
     if (!stack()) {
       return findings;
     }
@@ -123,7 +123,7 @@ final class Doctor {
   }
 
   /** The exit code: 1 when a check failed. */
-  static int exitCode(List<Finding> findings) {
+  public static int exitCode(List<Finding> findings) {
     return findings.stream().anyMatch(f -> f.status() == Status.FAIL) ? 1 : 0;
   }
 
@@ -348,7 +348,7 @@ final class Doctor {
   /**
    * Where {@code live} lacks or changes what {@code want} sets (fields the server adds are fine).
    */
-  static String firstDifference(String path, JsonNode want, JsonNode live) {
+  public static String firstDifference(String path, JsonNode want, JsonNode live) {
     if (want.isObject()) {
       if (!live.isObject()) {
         return path.isEmpty() ? "/" : path;

@@ -1,4 +1,4 @@
-package io.gpufleet.cli;
+package io.gpufleet.deploy;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.config.Settings;
@@ -36,9 +36,9 @@ import java.util.function.Supplier;
  * line in {@link #DESCRIPTIONS}. Variables the template sets for the runtime or a library rather
  * than for this code are listed in {@link #READ_ELSEWHERE}.
  */
-final class EnvironmentReference {
+public final class EnvironmentReference {
   /** Where the page lives, from the repository root. */
-  static final String PAGE = "docs/environment.md";
+  public static final String PAGE = "docs/environment.md";
 
   /** Each function by the handler its template resource names. */
   static final Map<String, String> HANDLERS =
@@ -255,12 +255,12 @@ final class EnvironmentReference {
       Map<String, String> elsewhere) {}
 
   /** The page and what is wrong between code, template and descriptions (empty: nothing). */
-  record Result(String markdown, List<String> problems) {}
+  public record Result(String markdown, List<String> problems) {}
 
   private final Path root;
   private final Map<String, Object> template;
 
-  EnvironmentReference(Path root) {
+  public EnvironmentReference(Path root) {
     this.root = root;
     try {
       this.template = CfnYaml.load(Files.readString(root.resolve("template.yaml")));
@@ -270,21 +270,12 @@ final class EnvironmentReference {
   }
 
   /** The repository root: the nearest directory above {@code from} holding template.yaml. */
-  static Path findRoot(Path from) {
-    for (Path dir = from.toAbsolutePath(); dir != null; dir = dir.getParent()) {
-      if (Files.isRegularFile(dir.resolve("template.yaml"))) {
-        return dir;
-      }
-    }
-    throw new IllegalStateException("template.yaml not found above " + from.toAbsolutePath());
-  }
-
-  Path page() {
+  public Path page() {
     return root.resolve(PAGE);
   }
 
   /** Runs every function's init wiring on its template environment and writes up the reads. */
-  Result generate() {
+  public Result generate() {
     var problems = new ArrayList<String>();
     var functions = new ArrayList<FunctionVariables>();
     var byParameter = new TreeMap<String, String>();

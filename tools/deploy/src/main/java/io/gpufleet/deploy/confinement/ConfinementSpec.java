@@ -1,4 +1,4 @@
-package io.gpufleet.cli.confinement;
+package io.gpufleet.deploy.confinement;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

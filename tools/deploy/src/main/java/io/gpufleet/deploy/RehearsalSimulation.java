@@ -1,4 +1,4 @@
-package io.gpufleet.cli;
+package io.gpufleet.deploy;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.json.Json;
@@ -11,6 +11,7 @@ import io.gpufleet.drain.model.DrainKind;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.wiring.DrainHandler;
 import io.gpufleet.drain.wiring.DrainWiring;
+import io.gpufleet.scenario.LocalInvoke;
 import io.gpufleet.scenario.SyntheticEvents;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.Recorders;
@@ -52,22 +53,22 @@ import software.amazon.awssdk.services.fis.FisClient;
  * #REPLACEMENT_READY} after it. Time passes only when the rehearsal waits ({@link #pass}): no
  * sleeps.
  */
-final class RehearsalSimulation implements Rehearsal.World, AutoCloseable {
-  static final String STACK = "gpufleet-sim";
+public final class RehearsalSimulation implements Rehearsal.World, AutoCloseable {
+  public static final String STACK = "gpufleet-sim";
   static final String ACCOUNT = "123456789012";
-  static final String TEMPLATE_ID = "EXTsimRehearsal01";
-  static final String OTHER_CLUSTER = "other-gpu-cluster";
+  public static final String TEMPLATE_ID = "EXTsimRehearsal01";
+  public static final String OTHER_CLUSTER = "other-gpu-cluster";
 
   /** A GPU node takes about this long from launch to Ready (launched when the warning arrives). */
   static final Duration REPLACEMENT_READY = Duration.ofSeconds(95);
 
-  final AwsStubServer stub;
-  final SimCluster cluster;
+  public final AwsStubServer stub;
+  public final SimCluster cluster;
   final KubernetesClient kubernetes;
   final VirtualTime time;
-  final CloudFormationClient cfn;
+  public final CloudFormationClient cfn;
   final Ec2Client ec2;
-  final FisClient fis;
+  public final FisClient fis;
   final DrainService drain;
   private final DrainHandler handler;
   private final Recorders.RecordingPublisher published = new Recorders.RecordingPublisher();
@@ -102,7 +103,7 @@ final class RehearsalSimulation implements Rehearsal.World, AutoCloseable {
   private volatile DrainOutcome outcome;
   private volatile boolean outside;
 
-  RehearsalSimulation(List<ExecutionInterceptor> interceptors) {
+  public RehearsalSimulation(List<ExecutionInterceptor> interceptors) {
     current = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     time = new VirtualTime(current);
     cluster = SimCluster.start(time);
@@ -129,12 +130,12 @@ final class RehearsalSimulation implements Rehearsal.World, AutoCloseable {
     fis = build(FisClient.builder(), interceptors);
   }
 
-  Rehearsal.Clients clients() {
+  public Rehearsal.Clients clients() {
     return new Rehearsal.Clients(ec2, fis, kubernetes, drain);
   }
 
   /** A Spot GPU node registered in this cluster whose instance belongs to another cluster. */
-  String addForeignNode() {
+  public String addForeignNode() {
     String name = "ip-10-9-0-99.ec2.internal";
     String id = "i-0f0e0d0c0b0a09099";
     cluster.create(
@@ -144,7 +145,7 @@ final class RehearsalSimulation implements Rehearsal.World, AutoCloseable {
   }
 
   /** An experiment of the stack's template already running (started by someone else). */
-  String runningElsewhere() {
+  public String runningElsewhere() {
     String id = "EXPsimOther0001";
     experiments.put(id, experiment(id, "running", null));
     return id;
@@ -186,7 +187,7 @@ final class RehearsalSimulation implements Rehearsal.World, AutoCloseable {
    * against a real account, from the cluster (cordon, pods, the drain's Kubernetes Event on the
    * node), EC2 and FIS.
    */
-  RehearsalSimulation observedFromOutside() {
+  public RehearsalSimulation observedFromOutside() {
     outside = true;
     return this;
   }
@@ -197,7 +198,7 @@ final class RehearsalSimulation implements Rehearsal.World, AutoCloseable {
   }
 
   /** The outcome the drain handler published (in process), whoever follows the chain. */
-  Optional<DrainOutcome> published() {
+  public Optional<DrainOutcome> published() {
     return Optional.ofNullable(outcome);
   }
 
@@ -386,7 +387,7 @@ final class RehearsalSimulation implements Rehearsal.World, AutoCloseable {
           new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)),
           answer,
           new LocalContext(
-              "interruption-drain", InvokeCommand.TIMEOUT_MILLIS.get("interruption-drain")));
+              "interruption-drain", LocalInvoke.TIMEOUT_MILLIS.get("interruption-drain")));
     } catch (java.io.IOException ex) {
       throw new java.io.UncheckedIOException(ex);
     }

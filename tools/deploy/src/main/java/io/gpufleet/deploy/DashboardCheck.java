@@ -1,4 +1,4 @@
-package io.gpufleet.cli;
+package io.gpufleet.deploy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.json.CfnYaml;
@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * dimensions, every alarm on our namespace names a published metric, and every published metric is
  * on a widget or an alarm unless {@link Dashboard#DELIBERATELY_UNGRAPHED} says why not.
  */
-final class DashboardCheck {
+public final class DashboardCheck {
   private static final Pattern SEARCH =
       Pattern.compile(
           "SEARCH\\('\\{([^}]*)\\} MetricName=\"([^\"]+)\" Service=\"([^\"]+)\"', '([^']+)', \\d+\\)");
@@ -35,7 +35,7 @@ final class DashboardCheck {
   }
 
   /** What is wrong between the template text and the declarations (empty: they agree). */
-  static List<String> problems(String templateText) {
+  public static List<String> problems(String templateText) {
     return new DashboardCheck(Dashboard.publishedByService(), Dashboard.DELIBERATELY_UNGRAPHED)
         .check(CfnYaml.load(templateText));
   }
