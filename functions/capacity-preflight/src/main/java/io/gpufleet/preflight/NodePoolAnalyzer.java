@@ -82,7 +82,7 @@ public final class NodePoolAnalyzer {
           }
           boolean eachFits = perPool.values().stream().allMatch(v -> v <= q.value());
           var parts = new ArrayList<String>();
-          perPool.forEach((name, v) -> parts.add(name + " " + PreflightPlanner.vcpu(v)));
+          perPool.forEach((name, v) -> parts.add(name + " " + VcpuText.vcpu(v)));
           out.add(
               new PoolFinding(
                   String.join("+", perPool.keySet()),
@@ -92,12 +92,12 @@ public final class NodePoolAnalyzer {
                       + " quota can exceed it: "
                       + String.join(" + ", parts)
                       + " = "
-                      + PreflightPlanner.vcpu(total)
+                      + VcpuText.vcpu(total)
                       + " worst case against a quota of "
-                      + PreflightPlanner.vcpu(q.value())
+                      + VcpuText.vcpu(q.value())
                       + (eachFits ? " (each pool fits alone)" : "")
                       + "; lower the pools' GPU limits so they add up to at most "
-                      + PreflightPlanner.vcpu(q.value())
+                      + VcpuText.vcpu(q.value())
                       + " or raise the quota"));
         });
   }
@@ -140,9 +140,9 @@ public final class NodePoolAnalyzer {
                     "can exceed the "
                         + key.label()
                         + " quota: worst case "
-                        + PreflightPlanner.vcpu(vcpu)
+                        + VcpuText.vcpu(vcpu)
                         + " against a quota of "
-                        + PreflightPlanner.vcpu(q.value())));
+                        + VcpuText.vcpu(q.value())));
           }
         });
     var categories = categories(pool);
@@ -157,7 +157,7 @@ public final class NodePoolAnalyzer {
                   "categories g and p share this pool while the G and VT "
                       + ct.display()
                       + " quota is only "
-                      + PreflightPlanner.vcpu(g.value())
+                      + VcpuText.vcpu(g.value())
                       + ": Karpenter may pick G types first and exhaust it (one g6e.48xlarge needs"
                       + " 192 vCPU); split g and p into separate pools or raise the quota"));
         }

@@ -92,7 +92,7 @@ public final class PreflightFunction {
     try {
       root = payload == null || payload.length == 0 ? null : Json.readPayload(payload);
     } catch (IOException e) {
-      return rejected(null, "payload is not JSON: " + PreflightService.brief(e));
+      return rejected(null, "payload is not JSON: " + ErrorText.brief(e));
     }
     if (root == null || !root.isObject()) {
       return rejected(

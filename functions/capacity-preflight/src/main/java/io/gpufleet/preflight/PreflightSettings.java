@@ -64,75 +64,147 @@ public record PreflightSettings(
   }
 
   public PreflightSettings withConcurrency(int regions, int calls) {
-    return new PreflightSettings(
-        planText,
-        planS3Uri,
-        candidateRegions,
-        regions,
-        calls,
-        regionTimeout,
-        warnPercent,
-        lowSpotScore,
-        capacityBlockHours,
-        resultsBucket,
-        resultsPrefix,
-        increaseEnabled,
-        increaseMaxVcpu,
-        increaseFactor);
+    return toBuilder().regionConcurrency(regions).callConcurrency(calls).build();
   }
 
   public PreflightSettings withRegionTimeout(Duration timeout) {
-    return new PreflightSettings(
-        planText,
-        planS3Uri,
-        candidateRegions,
-        regionConcurrency,
-        callConcurrency,
-        timeout,
-        warnPercent,
-        lowSpotScore,
-        capacityBlockHours,
-        resultsBucket,
-        resultsPrefix,
-        increaseEnabled,
-        increaseMaxVcpu,
-        increaseFactor);
+    return toBuilder().regionTimeout(timeout).build();
   }
 
   public PreflightSettings withIncrease(boolean enabled, double maxVcpu) {
-    return new PreflightSettings(
-        planText,
-        planS3Uri,
-        candidateRegions,
-        regionConcurrency,
-        callConcurrency,
-        regionTimeout,
-        warnPercent,
-        lowSpotScore,
-        capacityBlockHours,
-        resultsBucket,
-        resultsPrefix,
-        enabled,
-        maxVcpu,
-        increaseFactor);
+    return toBuilder().increaseEnabled(enabled).increaseMaxVcpu(maxVcpu).build();
   }
 
   public PreflightSettings withPlanText(String text) {
-    return new PreflightSettings(
-        Optional.ofNullable(text),
-        planS3Uri,
-        candidateRegions,
-        regionConcurrency,
-        callConcurrency,
-        regionTimeout,
-        warnPercent,
-        lowSpotScore,
-        capacityBlockHours,
-        resultsBucket,
-        resultsPrefix,
-        increaseEnabled,
-        increaseMaxVcpu,
-        increaseFactor);
+    return toBuilder().planText(Optional.ofNullable(text)).build();
+  }
+
+  /** A builder that starts from these settings. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /** Changes settings one by one; {@link #build()} makes the record. */
+  public static final class Builder {
+    private Optional<String> planText;
+    private Optional<String> planS3Uri;
+    private List<String> candidateRegions;
+    private int regionConcurrency;
+    private int callConcurrency;
+    private Duration regionTimeout;
+    private double warnPercent;
+    private int lowSpotScore;
+    private int capacityBlockHours;
+    private Optional<String> resultsBucket;
+    private String resultsPrefix;
+    private boolean increaseEnabled;
+    private double increaseMaxVcpu;
+    private double increaseFactor;
+
+    private Builder(PreflightSettings s) {
+      planText = s.planText;
+      planS3Uri = s.planS3Uri;
+      candidateRegions = s.candidateRegions;
+      regionConcurrency = s.regionConcurrency;
+      callConcurrency = s.callConcurrency;
+      regionTimeout = s.regionTimeout;
+      warnPercent = s.warnPercent;
+      lowSpotScore = s.lowSpotScore;
+      capacityBlockHours = s.capacityBlockHours;
+      resultsBucket = s.resultsBucket;
+      resultsPrefix = s.resultsPrefix;
+      increaseEnabled = s.increaseEnabled;
+      increaseMaxVcpu = s.increaseMaxVcpu;
+      increaseFactor = s.increaseFactor;
+    }
+
+    public Builder planText(Optional<String> v) {
+      planText = v;
+      return this;
+    }
+
+    public Builder planS3Uri(Optional<String> v) {
+      planS3Uri = v;
+      return this;
+    }
+
+    public Builder candidateRegions(List<String> v) {
+      candidateRegions = v;
+      return this;
+    }
+
+    public Builder regionConcurrency(int v) {
+      regionConcurrency = v;
+      return this;
+    }
+
+    public Builder callConcurrency(int v) {
+      callConcurrency = v;
+      return this;
+    }
+
+    public Builder regionTimeout(Duration v) {
+      regionTimeout = v;
+      return this;
+    }
+
+    public Builder warnPercent(double v) {
+      warnPercent = v;
+      return this;
+    }
+
+    public Builder lowSpotScore(int v) {
+      lowSpotScore = v;
+      return this;
+    }
+
+    public Builder capacityBlockHours(int v) {
+      capacityBlockHours = v;
+      return this;
+    }
+
+    public Builder resultsBucket(Optional<String> v) {
+      resultsBucket = v;
+      return this;
+    }
+
+    public Builder resultsPrefix(String v) {
+      resultsPrefix = v;
+      return this;
+    }
+
+    public Builder increaseEnabled(boolean v) {
+      increaseEnabled = v;
+      return this;
+    }
+
+    public Builder increaseMaxVcpu(double v) {
+      increaseMaxVcpu = v;
+      return this;
+    }
+
+    public Builder increaseFactor(double v) {
+      increaseFactor = v;
+      return this;
+    }
+
+    public PreflightSettings build() {
+      return new PreflightSettings(
+          planText,
+          planS3Uri,
+          candidateRegions,
+          regionConcurrency,
+          callConcurrency,
+          regionTimeout,
+          warnPercent,
+          lowSpotScore,
+          capacityBlockHours,
+          resultsBucket,
+          resultsPrefix,
+          increaseEnabled,
+          increaseMaxVcpu,
+          increaseFactor);
+    }
   }
 
   public static PreflightSettings from(Settings s) {

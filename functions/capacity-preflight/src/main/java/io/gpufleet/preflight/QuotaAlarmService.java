@@ -107,14 +107,14 @@ public final class QuotaAlarmService {
               "plan '"
                   + plan.get().name()
                   + "' needs "
-                  + PreflightPlanner.vcpu(q.need())
+                  + VcpuText.vcpu(q.need())
                   + " of "
                   + key.label()
                   + " here: "
                   + r.verdict()
                   + (q.headroom() == null
                       ? ""
-                      : " (headroom after the plan " + PreflightPlanner.vcpu(q.headroom()) + ")"));
+                      : " (headroom after the plan " + VcpuText.vcpu(q.headroom()) + ")"));
         }
       }
     }
@@ -127,7 +127,7 @@ public final class QuotaAlarmService {
           poolsAtRisk.add(
               p.name()
                   + " (worst case "
-                  + PreflightPlanner.vcpu(x.worstCaseVcpu())
+                  + VcpuText.vcpu(x.worstCaseVcpu())
                   + (exceeds ? ", more than the headroom left" : "")
                   + ")");
         }
@@ -139,9 +139,9 @@ public final class QuotaAlarmService {
             + " in "
             + region
             + ": "
-            + PreflightPlanner.num(used)
+            + VcpuText.num(used)
             + " of "
-            + (quota == null ? "an unknown quota of" : PreflightPlanner.num(quota.value()))
+            + (quota == null ? "an unknown quota of" : VcpuText.num(quota.value()))
             + " vCPU in use"
             + (percent == null ? "" : " (" + Math.round(percent) + "%)");
     var outcome =
@@ -186,9 +186,9 @@ public final class QuotaAlarmService {
     double desired = Math.min(target, s.increaseMaxVcpu());
     if (desired <= quota.value()) {
       return "not requested (quota "
-          + PreflightPlanner.vcpu(quota.value())
+          + VcpuText.vcpu(quota.value())
           + " is already at or above the cap of "
-          + PreflightPlanner.vcpu(s.increaseMaxVcpu())
+          + VcpuText.vcpu(s.increaseMaxVcpu())
           + ")";
     }
     var open =
@@ -199,7 +199,7 @@ public final class QuotaAlarmService {
       return "not requested (request "
           + open.get().id()
           + " for "
-          + PreflightPlanner.vcpu(open.get().desiredValue())
+          + VcpuText.vcpu(open.get().desiredValue())
           + " is already "
           + open.get().status()
           + ")";
@@ -217,13 +217,13 @@ public final class QuotaAlarmService {
     }
     var req = preflight.quotaPort().requestIncrease(region, quota.quotaCode(), desired);
     return "requested "
-        + PreflightPlanner.vcpu(desired)
+        + VcpuText.vcpu(desired)
         + " (request "
         + req.id()
         + ", "
         + req.status()
         + "; cap "
-        + PreflightPlanner.vcpu(s.increaseMaxVcpu())
+        + VcpuText.vcpu(s.increaseMaxVcpu())
         + ")";
   }
 

@@ -348,7 +348,7 @@ class PreflightPlannerTest {
     var nogo = result("sa-east-1", Verdict.NO_GO, 10, "1");
     var unknown = RegionResult.unknown("eu-north-1", "timed out", 0);
 
-    var ranked = PreflightPlanner.rank(List.of(unknown, nogo, warn, go1, go2, go3));
+    var ranked = RegionRanking.rank(List.of(unknown, nogo, warn, go1, go2, go3));
 
     assertThat(ranked)
         .extracting(RegionResult::region)

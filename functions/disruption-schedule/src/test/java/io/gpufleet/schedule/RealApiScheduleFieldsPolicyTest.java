@@ -11,7 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.gpufleet.schedule.k8s.ScheduleClusterAdapter;
+import io.gpufleet.schedule.k8s.ScheduleKinds;
 import io.gpufleet.sim.real.RealNamespace;
 import io.gpufleet.testkit.real.RealApiServerTest;
 import java.util.function.Function;
@@ -57,17 +57,12 @@ class RealApiScheduleFieldsPolicyTest {
 
   @AfterEach
   void deleteNodePools(RealNamespace ns) {
-    ns
-        .client()
-        .genericKubernetesResources(ScheduleClusterAdapter.NODEPOOLS)
-        .list()
-        .getItems()
-        .stream()
+    ns.client().genericKubernetesResources(ScheduleKinds.NODEPOOLS).list().getItems().stream()
         .filter(p -> p.getMetadata().getName().startsWith(ns.name() + "-"))
         .forEach(
             p ->
                 ns.client()
-                    .genericKubernetesResources(ScheduleClusterAdapter.NODEPOOLS)
+                    .genericKubernetesResources(ScheduleKinds.NODEPOOLS)
                     .withName(p.getMetadata().getName())
                     .delete());
   }
@@ -85,9 +80,7 @@ class RealApiScheduleFieldsPolicyTest {
             ns,
             policy,
             "may change only spec.disruption.budgets",
-            c ->
-                mergePatch(
-                    c, ScheduleClusterAdapter.NODEPOOLS, null, pool, "{\"spec\":{\"weight\":90}}"));
+            c -> mergePatch(c, ScheduleKinds.NODEPOOLS, null, pool, "{\"spec\":{\"weight\":90}}"));
     var template =
         refusedThenAllowed(
             ns,
@@ -96,7 +89,7 @@ class RealApiScheduleFieldsPolicyTest {
             c ->
                 mergePatch(
                     c,
-                    ScheduleClusterAdapter.NODEPOOLS,
+                    ScheduleKinds.NODEPOOLS,
                     null,
                     pool,
                     "{\"spec\":{\"template\":{\"metadata\":{\"labels\":{\"workload\":\"any\"}}}}}"));
@@ -108,7 +101,7 @@ class RealApiScheduleFieldsPolicyTest {
             c ->
                 mergePatch(
                     c,
-                    ScheduleClusterAdapter.NODEPOOLS,
+                    ScheduleKinds.NODEPOOLS,
                     null,
                     pool,
                     "{\"metadata\":{\"labels\":{\"team\":\"other\"}}}"));
@@ -130,7 +123,7 @@ class RealApiScheduleFieldsPolicyTest {
     var after =
         mergePatch(
             ns.cluster().client(),
-            ScheduleClusterAdapter.NODEPOOLS,
+            ScheduleKinds.NODEPOOLS,
             null,
             pool,
             """
@@ -179,11 +172,7 @@ class RealApiScheduleFieldsPolicyTest {
             "may change only spec.minReplicas",
             c ->
                 mergePatch(
-                    c,
-                    ScheduleClusterAdapter.HPAS,
-                    ns.name(),
-                    "api",
-                    "{\"spec\":{\"maxReplicas\":50}}"));
+                    c, ScheduleKinds.HPAS, ns.name(), "api", "{\"spec\":{\"maxReplicas\":50}}"));
 
     // Then only the admin's write landed
     assertThat(RealApiScheduleTest.spec(after).path("maxReplicas").asInt()).isEqualTo(50);
@@ -204,7 +193,7 @@ class RealApiScheduleFieldsPolicyTest {
             c ->
                 mergePatch(
                     c,
-                    ScheduleClusterAdapter.SCALEDOBJECTS,
+                    ScheduleKinds.SCALEDOBJECTS,
                     ns.name(),
                     "worker",
                     "{\"spec\":{\"maxReplicaCount\":50}}"));
@@ -216,7 +205,7 @@ class RealApiScheduleFieldsPolicyTest {
             c ->
                 mergePatch(
                     c,
-                    ScheduleClusterAdapter.SCALEDOBJECTS,
+                    ScheduleKinds.SCALEDOBJECTS,
                     ns.name(),
                     "worker",
                     "{\"metadata\":{\"annotations\":{\"autoscaling.keda.sh/paused\":\"true\"}}}"));

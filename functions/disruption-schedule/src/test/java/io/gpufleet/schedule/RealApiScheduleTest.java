@@ -9,7 +9,9 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscalerBuilder;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.schedule.k8s.ReplicaState;
 import io.gpufleet.schedule.k8s.ScheduleClusterAdapter;
+import io.gpufleet.schedule.k8s.ScheduleKinds;
 import io.gpufleet.schedule.model.Change;
 import io.gpufleet.schedule.model.Change.Action;
 import io.gpufleet.schedule.model.ScheduleOutcome;
@@ -127,7 +129,7 @@ class RealApiScheduleTest {
         ns.client()
             .configMaps()
             .inNamespace(ns.name())
-            .withName(ScheduleClusterAdapter.STATE_CONFIGMAP)
+            .withName(ReplicaState.STATE_CONFIGMAP)
             .get();
     String text = cm == null || cm.getData() == null ? null : cm.getData().get(key);
     return text == null ? null : read(text);
@@ -164,17 +166,12 @@ class RealApiScheduleTest {
   /** NodePools are cluster-scoped: the namespace's deletion does not take them along. */
   @AfterEach
   void deleteNodePools(RealNamespace ns) {
-    ns
-        .client()
-        .genericKubernetesResources(ScheduleClusterAdapter.NODEPOOLS)
-        .list()
-        .getItems()
-        .stream()
+    ns.client().genericKubernetesResources(ScheduleKinds.NODEPOOLS).list().getItems().stream()
         .filter(p -> p.getMetadata().getName().startsWith(ns.name() + "-"))
         .forEach(
             p ->
                 ns.client()
-                    .genericKubernetesResources(ScheduleClusterAdapter.NODEPOOLS)
+                    .genericKubernetesResources(ScheduleKinds.NODEPOOLS)
                     .withName(p.getMetadata().getName())
                     .delete());
   }
@@ -198,17 +195,11 @@ class RealApiScheduleTest {
             .formatted(name, scope);
     var item =
         ns.client().getKubernetesSerialization().unmarshal(json, GenericKubernetesResource.class);
-    return ns.client()
-        .genericKubernetesResources(ScheduleClusterAdapter.NODEPOOLS)
-        .resource(item)
-        .create();
+    return ns.client().genericKubernetesResources(ScheduleKinds.NODEPOOLS).resource(item).create();
   }
 
   static GenericKubernetesResource nodePool(RealNamespace ns, String name) {
-    return ns.client()
-        .genericKubernetesResources(ScheduleClusterAdapter.NODEPOOLS)
-        .withName(name)
-        .get();
+    return ns.client().genericKubernetesResources(ScheduleKinds.NODEPOOLS).withName(name).get();
   }
 
   static JsonNode tree(Object o) {
@@ -596,7 +587,7 @@ class RealApiScheduleTest {
     var item =
         ns.client().getKubernetesSerialization().unmarshal(json, GenericKubernetesResource.class);
     return ns.client()
-        .genericKubernetesResources(ScheduleClusterAdapter.SCALEDOBJECTS)
+        .genericKubernetesResources(ScheduleKinds.SCALEDOBJECTS)
         .inNamespace(ns.name())
         .resource(item)
         .create();
@@ -604,7 +595,7 @@ class RealApiScheduleTest {
 
   static GenericKubernetesResource scaledObject(RealNamespace ns, String name) {
     return ns.client()
-        .genericKubernetesResources(ScheduleClusterAdapter.SCALEDOBJECTS)
+        .genericKubernetesResources(ScheduleKinds.SCALEDOBJECTS)
         .inNamespace(ns.name())
         .withName(name)
         .get();
@@ -643,7 +634,7 @@ class RealApiScheduleTest {
 
     // When somebody pauses indexer at 2 themselves during the night (an update: they own the key)
     ns.client()
-        .genericKubernetesResources(ScheduleClusterAdapter.SCALEDOBJECTS)
+        .genericKubernetesResources(ScheduleKinds.SCALEDOBJECTS)
         .inNamespace(ns.name())
         .withName("indexer")
         .edit(

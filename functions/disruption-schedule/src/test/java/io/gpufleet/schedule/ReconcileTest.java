@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.json.Json;
+import io.gpufleet.schedule.k8s.ReplicaState;
 import io.gpufleet.schedule.k8s.ScheduleClusterAdapter;
 import io.gpufleet.schedule.model.Change;
 import io.gpufleet.schedule.model.Change.Action;
@@ -107,8 +108,7 @@ class ReconcileTest {
 
   /** The schedule's remembered state of a Deployment/StatefulSet ({@code Kind.name}), or null. */
   JsonNode state(String ns, String key) {
-    var cm =
-        client.configMaps().inNamespace(ns).withName(ScheduleClusterAdapter.STATE_CONFIGMAP).get();
+    var cm = client.configMaps().inNamespace(ns).withName(ReplicaState.STATE_CONFIGMAP).get();
     String text = cm == null || cm.getData() == null ? null : cm.getData().get(key);
     try {
       return text == null ? null : Json.MAPPER.readTree(text);

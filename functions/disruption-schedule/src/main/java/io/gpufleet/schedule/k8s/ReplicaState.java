@@ -16,12 +16,11 @@ import java.util.Set;
 
 /**
  * The schedule's memory of the Deployments and StatefulSets it scaled, kept in the ConfigMap
- * {@value ScheduleClusterAdapter#STATE_CONFIGMAP} of their namespace (they are only ever written
- * through the scale subresource, which carries no annotations). One key per workload, {@code
- * <Kind>.<name>}, whose value is {@code
- * {"original":{"replicas":N},"applied":{"window":W,"fields":{"replicas":M}}, "generation":G}}: the
- * same documents the other kinds keep in their {@link Planner#ORIGINAL} and {@link Planner#APPLIED}
- * annotations, plus the object's generation when the schedule read it.
+ * {@value #STATE_CONFIGMAP} of their namespace (they are only ever written through the scale
+ * subresource, which carries no annotations). One key per workload, {@code <Kind>.<name>}, whose
+ * value is {@code {"original":{"replicas":N},"applied":{"window":W,"fields":{"replicas":M}},
+ * "generation":G}}: the same documents the other kinds keep in their {@link Planner#ORIGINAL} and
+ * {@link Planner#APPLIED} annotations, plus the object's generation when the schedule read it.
  *
  * <p>Reading presents an entry to the planner as those two annotations, so the decision (apply,
  * restore, hold, release) is the same for every kind. One exception: an entry whose object still
@@ -31,6 +30,9 @@ import java.util.Set;
  */
 public final class ReplicaState {
   public static final Set<String> KINDS = Set.of("Deployment", "StatefulSet");
+
+  /** The ConfigMap, one per namespace, that remembers replica counts the schedule changed. */
+  public static final String STATE_CONFIGMAP = "gpufleet-schedule";
 
   private ReplicaState() {}
 
@@ -53,7 +55,7 @@ public final class ReplicaState {
   static ConfigMap newConfigMap(String namespace, String key, String entry) {
     return new ConfigMapBuilder()
         .withNewMetadata()
-        .withName(ScheduleClusterAdapter.STATE_CONFIGMAP)
+        .withName(STATE_CONFIGMAP)
         .withNamespace(namespace)
         .addToLabels("app.kubernetes.io/managed-by", "gpufleet-disruption-schedule")
         .addToAnnotations(
