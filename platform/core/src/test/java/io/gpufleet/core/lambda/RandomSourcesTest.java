@@ -32,7 +32,7 @@ class RandomSourcesTest {
       Map.of(
           "platform/core/src/main/java/io/gpufleet/core/lambda/RestoreSafeRandom.java",
           "creates the generator after each restore",
-          "cli/src/main/java/io/gpufleet/cli/CostBench.java",
+          "tools/bench/src/main/java/io/gpufleet/bench/CostBench.java",
           "new Random(seed): the same synthetic fleet on every run, by design");
 
   static Path root() {
@@ -61,13 +61,13 @@ class RandomSourcesTest {
   void shouldDrawJitterOnlyFromTheRestoreSafeSource() throws IOException {
     Path root = root();
     var sources = mainSources(root);
-    // the scan sees every module: the drain, the AWS adapters, the CLI
+    // the scan sees every module: the drain, the AWS adapters, the benchmark lab
     assertThat(sources)
         .extracting(p -> root.relativize(p).toString())
         .contains(
             "functions/interruption-drain/src/main/java/io/gpufleet/drain/Drainer.java",
             "platform/adapters/aws/src/main/java/io/gpufleet/core/aws/AwsRetry.java",
-            "cli/src/main/java/io/gpufleet/cli/AwsHosts.java");
+            "tools/bench/src/main/java/io/gpufleet/bench/AwsHosts.java");
 
     var found = new ArrayList<String>();
     for (Path p : sources) {
