@@ -1,11 +1,10 @@
-package io.gpufleet.core.lambda;
+package io.gpufleet.core.k8s;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import io.gpufleet.core.aws.RenewableCredentialsProvider;
-import io.gpufleet.core.k8s.EksTokenProvider;
-import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.lambda.SnapStart;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;

@@ -1,9 +1,13 @@
-package io.gpufleet.core.pricing;
+package io.gpufleet.core.pricing.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.core.config.Settings;
-import io.gpufleet.core.pricing.api.OnDemandPricing;
+import io.gpufleet.core.pricing.HourlyPrice;
+import io.gpufleet.core.pricing.OnDemandPriceChain;
+import io.gpufleet.core.pricing.PriceSource;
+import io.gpufleet.core.pricing.PricingApiPort;
+import io.gpufleet.core.pricing.StaticPrices;
 import io.gpufleet.core.store.MemoryBlobStore;
 import java.math.BigDecimal;
 import java.time.Clock;
