@@ -34,23 +34,26 @@ public final class ClusterRouter {
 
   private final List<Member> members;
   private final NegativeCache foreign;
+  private final boolean routes;
 
   /** Routes among {@code members} (in the order their names are reported). */
   public ClusterRouter(List<Member> members, NegativeCache foreign) {
+    this(members, java.util.Objects.requireNonNull(foreign, "negative cache"), true);
+  }
+
+  private ClusterRouter(List<Member> members, NegativeCache foreign, boolean routes) {
     if (members.isEmpty()) {
       throw new IllegalArgumentException("at least one cluster");
     }
     this.members = List.copyOf(members);
     this.foreign = foreign;
+    this.routes = routes;
   }
 
   /** One cluster, no routing: every instance goes to {@code drain}. */
   public static ClusterRouter single(ClusterDrain drain) {
-    return new ClusterRouter(List.of(new Member(drain.settings().clusterName(), drain)), null);
-  }
-
-  private boolean routes() {
-    return foreign != null;
+    return new ClusterRouter(
+        List.of(new Member(drain.settings().clusterName(), drain)), null, false);
   }
 
   /** The first cluster's drain: it answers for the stack (rejections, instances of no cluster). */
@@ -74,7 +77,7 @@ public final class ClusterRouter {
   DrainOutcome dispatch(
       FleetEvent.InstanceEvent event, String instanceId, Instant received, Instant hardStop) {
     ClusterDrain home = home();
-    if (!routes()
+    if (!routes
         || (event instanceof FleetEvent.InstanceStateChange change && !change.actionable())
         || home.settings().actions().getOrDefault(DrainKind.of(event), Set.of()).isEmpty()) {
       return home.drainInstance(event, instanceId, received, hardStop);
@@ -114,7 +117,7 @@ public final class ClusterRouter {
   List<DrainOutcome> dispatchLifecycle(
       FleetEvent.LifecycleAction action, Instant received, Instant hardStop) {
     ClusterDrain target = home();
-    if (routes()) {
+    if (routes) {
       var route = route(action.instanceId(), false);
       if (route.member().isPresent()) {
         target = route.member().get().drain();
