@@ -298,11 +298,11 @@ final class LifecycleService {
     var action = r.action();
     Instant limit = r.firstReceived().plus(config.launchReadyTimeout());
     if (settings.options().dryRun()) {
-      return DrainOutcome.dryRun(
+      return outcomes
+          .dryRun(
               action.meta().id(),
               "asg-launch",
               action.instanceId(),
-              settings.clusterName(),
               null,
               "dry run: nothing was changed",
               received,
