@@ -366,19 +366,7 @@ public final class Drainer {
         if (!r.madeIt() || stillThere.contains(entry.getKey())) {
           // The pod object is needed to delete; rebuild the minimal identity from the report key.
           String[] nsName = r.pod().split("/", 2);
-          var pod =
-              new PodInfo(
-                  nsName[0],
-                  nsName[1],
-                  entry.getKey(),
-                  null,
-                  null,
-                  false,
-                  false,
-                  null,
-                  null,
-                  null,
-                  Map.of());
+          var pod = PodInfo.ref(nsName[0], nsName[1], entry.getKey());
           cluster.forceDelete(pod);
           entry.setValue(
               r.with(

@@ -1,17 +1,10 @@
 package io.gpufleet.drain;
 
 import io.gpufleet.core.event.FleetEvent.LifecycleAction;
-import io.gpufleet.core.event.FleetEvent.LifecycleAction.Continuation;
-import io.gpufleet.core.event.LifecycleEvents;
-import io.gpufleet.core.json.Json;
 import io.gpufleet.core.time.Sleeper;
-import io.gpufleet.drain.LifecyclePort.Hook;
 import io.gpufleet.drain.LifecyclePort.HookDeniedException;
-import io.gpufleet.drain.LifecyclePort.HookGoneException;
-import io.gpufleet.drain.LifecyclePort.HookUnavailableException;
 import io.gpufleet.drain.model.Action;
 import io.gpufleet.drain.model.DrainOutcome;
-import io.gpufleet.drain.model.DrainOutcome.LifecycleReport;
 import io.gpufleet.drain.model.DrainOutcome.Status;
 import io.gpufleet.drain.model.NodeInfo;
 import java.time.Clock;
@@ -20,10 +13,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * EC2 Auto Scaling lifecycle hooks. Terminate: taint + cordon + drain the instance's node while
@@ -31,77 +20,48 @@ import org.slf4j.LoggerFactory;
  * invocation ends is resumed by a delayed continuation (heartbeat sent first), until {@code
  * LIFECYCLE_MAX_DRAIN} after the first delivery, where the action is completed with {@code
  * LIFECYCLE_RESULT_AT_LIMIT}. Launch: CONTINUE once the node is Ready (or at the ready timeout). An
- * instance with no node here is let go at once (nothing to drain).
+ * instance with no node here is let go at once (nothing to drain). The node is found, claimed and
+ * marked through the cluster's {@link NodeClaims}, as the event drain does; the action's own calls
+ * are {@link LifecycleRound}'s.
  */
 final class LifecycleService {
-  private static final Logger LOG = LoggerFactory.getLogger(LifecycleService.class);
-
   /** Keeps the claim past the follow-up's due time, so a redelivery cannot take the node over. */
   static final Duration CLAIM_SLACK = Duration.ofMinutes(2);
 
-  private final DrainService drains;
+  private final ClusterTools tools;
   private final DrainSettings settings;
   private final DrainSettings.Lifecycle config;
   private final DrainClusterPort cluster;
+  private final DrainPolicy policy;
+  private final NodeClaims claims;
+  private final DrainOutcomes outcomes;
   private final LifecyclePort hooks;
   private final ContinuationPort continuations;
   private final Clock clock;
   private final Sleeper sleeper;
 
-  LifecycleService(
-      DrainService drains,
-      DrainSettings settings,
-      DrainClusterPort cluster,
-      LifecyclePort hooks,
-      ContinuationPort continuations,
-      Clock clock,
-      Sleeper sleeper) {
-    this.drains = drains;
-    this.settings = settings;
+  LifecycleService(ClusterTools tools, LifecyclePort hooks) {
+    this.tools = tools;
+    this.settings = tools.settings();
     this.config = settings.options().lifecycle();
-    this.cluster = cluster;
+    this.cluster = tools.cluster();
+    this.policy = tools.policy();
+    this.claims = tools.claims();
+    this.outcomes = tools.outcomes();
     this.hooks = hooks;
-    this.continuations = continuations;
-    this.clock = clock;
-    this.sleeper = sleeper;
-  }
-
-  /** Where this invocation stands in the action's life. */
-  private record Round(
-      LifecycleAction action, Hook hook, Instant firstReceived, int round, AtomicInteger beats) {
-    LifecycleReport report(String result, Instant nextCheck, String note) {
-      return new LifecycleReport(
-          action.autoScalingGroupName(),
-          action.hookName(),
-          action.transition(),
-          result,
-          beats.get(),
-          round,
-          firstReceived,
-          nextCheck,
-          note);
-    }
+    this.continuations = tools.continuations();
+    this.clock = tools.clock();
+    this.sleeper = tools.sleeper();
   }
 
   DrainOutcome handle(LifecycleAction action, Instant received, Instant hardStop) {
-    var c = action.continuation();
-    var round =
-        new Round(
-            action,
-            new Hook(
-                action.autoScalingGroupName(),
-                action.hookName(),
-                action.token(),
-                action.instanceId()),
-            c == null ? received : c.firstReceived(),
-            c == null ? 0 : c.round(),
-            new AtomicInteger(c == null ? 0 : c.heartbeats()));
+    var round = new LifecycleRound(action, received, hooks, continuations, config, clock);
     try {
       return action.terminating()
           ? terminate(round, received, hardStop)
           : launch(round, received, hardStop);
     } catch (HookDeniedException e) {
-      return drains
+      return outcomes
           .simple(
               action,
               action.instanceId(),
@@ -122,13 +82,14 @@ final class LifecycleService {
 
   // ---- terminate ----
 
-  private DrainOutcome terminate(Round r, Instant received, Instant hardStop)
+  private DrainOutcome terminate(LifecycleRound r, Instant received, Instant hardStop)
       throws InterruptedException {
     var action = r.action();
-    var plan = drains.policy().plan(action, hardStop);
+    var plan = policy.plan(action, hardStop);
     if (settings.options().dryRun()) {
-      return drains
-          .dryRunOutcome(
+      return tools
+          .dryRuns()
+          .outcome(
               action,
               action.instanceId(),
               plan,
@@ -147,10 +108,10 @@ final class LifecycleService {
                       + config.maxDrain()))
           .withLifecycle(r.report(null, null, "dry run"));
     }
-    Optional<NodeInfo> found = cluster.findNodeByInstanceId(action.instanceId());
+    Optional<NodeInfo> found = claims.find(action.instanceId());
     if (found.isEmpty()) {
-      String result = completeQuietly(r, "CONTINUE");
-      return drains
+      String result = r.complete("CONTINUE");
+      return outcomes
           .simple(
               action,
               action.instanceId(),
@@ -162,13 +123,13 @@ final class LifecycleService {
                   + action.instanceId()
                   + ": nothing to drain, termination let go on",
               received)
-          .withLifecycle(r.report(result, null, noteFor(result)));
+          .withLifecycle(r.report(result, null, LifecycleRound.noteFor(result)));
     }
     NodeInfo node = found.get();
-    String excluded = drains.policy().exclusion(node);
+    String excluded = policy.exclusion(node);
     if (excluded != null || plan.actions().isEmpty()) {
-      String result = completeQuietly(r, "CONTINUE");
-      return drains
+      String result = r.complete("CONTINUE");
+      return outcomes
           .simple(
               action,
               action.instanceId(),
@@ -177,7 +138,7 @@ final class LifecycleService {
               (excluded != null ? excluded : "no actions configured for " + plan.kind())
                   + "; termination let go on",
               received)
-          .withLifecycle(r.report(result, null, noteFor(result)));
+          .withLifecycle(r.report(result, null, LifecycleRound.noteFor(result)));
     }
     Instant limit = r.firstReceived().plus(config.maxDrain());
     boolean lastRound = !hardStop.isBefore(limit) || !continuations.available();
@@ -199,7 +160,7 @@ final class LifecycleService {
       boolean ours =
           action.continuation() != null && existing.get().state() == DrainMarker.State.IN_PROGRESS;
       if (!ours && existing.get().blocks(key, clock.instant())) {
-        return drains
+        return outcomes
             .simple(
                 action,
                 action.instanceId(),
@@ -216,42 +177,30 @@ final class LifecycleService {
     }
     // the heartbeat proves the hook and its token exist before anything is written: a forged or
     // stale lifecycle message cordons nothing
-    if (!beat(r)) {
+    if (!r.beat()) {
       return gone(r, node, received, "before the node was cordoned");
     }
-    if (!cluster.patchNode(node, drains.policy().claim(plan, node, marker))) {
-      // the node changed since it was read: one fresh read, then an unguarded marker write
-      node = cluster.getNode(node.name()).orElse(node);
-      cluster.patchNode(node, drains.policy().claim(plan, node, marker));
-    }
+    node = claims.claim(plan, node, marker);
     Instant cordoned = clock.instant();
     if (!plan.actions().contains(Action.DRAIN)) {
-      String result = completeQuietly(r, "CONTINUE");
-      drains.patchMarker(node.name(), done(marker));
-      return new DrainOutcome(
-              action.meta().id(),
-              plan.kind().label(),
+      String result = r.complete("CONTINUE");
+      claims.mark(node.name(), marker.with(DrainMarker.State.DONE));
+      return outcomes
+          .cordoned(
+              action,
               action.instanceId(),
-              settings.clusterName(),
               node.name(),
-              Status.CORDONED,
+              plan,
               "tainted/cordoned; this kind does not drain; termination let go on",
-              plan.actions(),
               received,
-              null,
-              null,
-              new DrainOutcome.Timings(DrainService.ms(received, cordoned), null, null),
-              List.of(),
-              List.of(),
-              List.of(),
-              List.of())
-          .withLifecycle(r.report(result, null, noteFor(result)));
+              cordoned)
+          .withLifecycle(r.report(result, null, LifecycleRound.noteFor(result)));
     }
 
     // drain, heartbeating while pods remain
-    var selection = drains.policy().select(cluster.podsOnNode(node.name()));
+    var selection = policy.select(cluster.podsOnNode(node.name()));
     var stillWaiting = new AtomicBoolean(true);
-    var beating = new Heartbeats(r, stillWaiting).between(sleeper);
+    var beating = r.heartbeatsBetween(sleeper, stillWaiting);
     Drainer.Result result =
         new Drainer(cluster, clock, beating, settings)
             .run(
@@ -261,7 +210,7 @@ final class LifecycleService {
                 limit,
                 lastRound && settings.forceDeleteAtDeadline());
     var planUntil =
-        new io.gpufleet.drain.DrainPolicy.Plan(
+        new DrainPolicy.Plan(
             plan.kind(),
             plan.actions(),
             until,
@@ -269,7 +218,7 @@ final class LifecycleService {
                 ? "lifecycle drain limit (LIFECYCLE_MAX_DRAIN " + config.maxDrain() + ")"
                 : "this invocation's time limit; the drain goes on in a follow-up");
     DrainOutcome drained =
-        drains.outcome(
+        outcomes.drained(
             action,
             action.instanceId(),
             node.name(),
@@ -279,7 +228,7 @@ final class LifecycleService {
             received,
             cordoned);
     if (!stillWaiting.get()) {
-      drains.patchMarker(node.name(), done(marker));
+      claims.mark(node.name(), marker.with(DrainMarker.State.DONE));
       return gone(r, node, received, "during the drain")
           .withLifecycle(
               r.report(
@@ -290,13 +239,13 @@ final class LifecycleService {
                       + drained.message()));
     }
     if (drained.status() == Status.DRAINED) {
-      String completed = completeQuietly(r, "CONTINUE");
-      drains.patchMarker(node.name(), done(marker));
-      return drained.withLifecycle(r.report(completed, null, noteFor(completed)));
+      String completed = r.complete("CONTINUE");
+      claims.mark(node.name(), marker.with(DrainMarker.State.DONE));
+      return drained.withLifecycle(r.report(completed, null, LifecycleRound.noteFor(completed)));
     }
     if (lastRound) {
-      String completed = completeQuietly(r, config.resultAtLimit());
-      drains.patchMarker(node.name(), done(marker));
+      String completed = r.complete(config.resultAtLimit());
+      claims.mark(node.name(), marker.with(DrainMarker.State.DONE));
       return drained
           .with(
               Status.PARTIAL,
@@ -305,15 +254,16 @@ final class LifecycleService {
                   + config.maxDrain()
                   + " reached: action completed with "
                   + config.resultAtLimit())
-          .withLifecycle(r.report(completed, null, "limit reached; " + noteFor(completed)));
+          .withLifecycle(
+              r.report(completed, null, "limit reached; " + LifecycleRound.noteFor(completed)));
     }
     // keep the action alive until the follow-up arrives, then hand over
-    if (!beat(r)) {
-      drains.patchMarker(node.name(), done(marker));
+    if (!r.beat()) {
+      claims.mark(node.name(), marker.with(DrainMarker.State.DONE));
       return gone(r, node, received, "at the end of this round");
     }
     Instant next = clock.instant().plus(config.checkInterval());
-    schedule(r, next);
+    r.schedule();
     return drained
         .with(
             Status.DRAINING,
@@ -327,12 +277,8 @@ final class LifecycleService {
         .withLifecycle(r.report(null, next, "continues"));
   }
 
-  private static DrainMarker done(DrainMarker m) {
-    return new DrainMarker(m.eventId(), m.kind(), DrainMarker.State.DONE, m.until());
-  }
-
-  private DrainOutcome gone(Round r, NodeInfo node, Instant received, String when) {
-    return drains
+  private DrainOutcome gone(LifecycleRound r, NodeInfo node, Instant received, String when) {
+    return outcomes
         .simple(
             r.action(),
             r.action().instanceId(),
@@ -347,16 +293,16 @@ final class LifecycleService {
 
   // ---- launch ----
 
-  private DrainOutcome launch(Round r, Instant received, Instant hardStop)
+  private DrainOutcome launch(LifecycleRound r, Instant received, Instant hardStop)
       throws InterruptedException {
     var action = r.action();
     Instant limit = r.firstReceived().plus(config.launchReadyTimeout());
     if (settings.options().dryRun()) {
-      return DrainOutcome.dryRun(
+      return outcomes
+          .dryRun(
               action.meta().id(),
               "asg-launch",
               action.instanceId(),
-              settings.clusterName(),
               null,
               "dry run: nothing was changed",
               received,
@@ -372,10 +318,10 @@ final class LifecycleService {
     Instant waitUntil = limit.isBefore(hardStop) ? limit : hardStop;
     Optional<NodeInfo> node;
     while (true) {
-      node = cluster.findNodeByInstanceId(action.instanceId());
+      node = claims.find(action.instanceId());
       if (node.isPresent() && cluster.nodeReady(node.get().name())) {
-        String result = completeQuietly(r, "CONTINUE");
-        return drains
+        String result = r.complete("CONTINUE");
+        return outcomes
             .simple(
                 action,
                 action.instanceId(),
@@ -383,7 +329,7 @@ final class LifecycleService {
                 Status.HOOK_COMPLETED,
                 "node " + node.get().name() + " is Ready: launch let go on",
                 received)
-            .withLifecycle(r.report(result, null, noteFor(result)));
+            .withLifecycle(r.report(result, null, LifecycleRound.noteFor(result)));
       }
       Instant now = clock.instant();
       if (!now.isBefore(waitUntil)) {
@@ -395,8 +341,8 @@ final class LifecycleService {
     }
     String nodeName = node.map(NodeInfo::name).orElse(null);
     if (!clock.instant().isBefore(limit) || !continuations.available()) {
-      String result = completeQuietly(r, "CONTINUE");
-      return drains
+      String result = r.complete("CONTINUE");
+      return outcomes
           .simple(
               action,
               action.instanceId(),
@@ -407,10 +353,11 @@ final class LifecycleService {
                   + config.launchReadyTimeout()
                   + ": launch let go on",
               received)
-          .withLifecycle(r.report(result, null, "ready timeout; " + noteFor(result)));
+          .withLifecycle(
+              r.report(result, null, "ready timeout; " + LifecycleRound.noteFor(result)));
     }
-    if (!beat(r)) {
-      return drains
+    if (!r.beat()) {
+      return outcomes
           .simple(
               action,
               action.instanceId(),
@@ -421,8 +368,8 @@ final class LifecycleService {
           .withLifecycle(r.report(null, null, "action gone"));
     }
     Instant next = clock.instant().plus(config.checkInterval());
-    schedule(r, next);
-    return drains
+    r.schedule();
+    return outcomes
         .simple(
             action,
             action.instanceId(),
@@ -433,92 +380,5 @@ final class LifecycleService {
                 + next,
             received)
         .withLifecycle(r.report(null, next, "continues"));
-  }
-
-  // ---- Auto Scaling and the continuation ----
-
-  /** Heartbeats once; false when the action is gone. */
-  private boolean beat(Round r) {
-    try {
-      hooks.heartbeat(r.hook());
-      r.beats().incrementAndGet();
-      return true;
-    } catch (HookGoneException e) {
-      LOG.warn("lifecycle action gone for {}: {}", r.action().instanceId(), e.getMessage());
-      return false;
-    }
-  }
-
-  /** Completes the action; returns the result sent, or null when it was no longer waiting. */
-  private String completeQuietly(Round r, String result) {
-    try {
-      hooks.complete(r.hook(), result);
-      return result;
-    } catch (HookGoneException e) {
-      LOG.info("lifecycle action of {} already gone: {}", r.action().instanceId(), e.getMessage());
-      return null;
-    }
-  }
-
-  private static String noteFor(String result) {
-    return result == null
-        ? "the action was no longer waiting (completed elsewhere or timed out)"
-        : "completed with " + result;
-  }
-
-  private void schedule(Round r, Instant next) {
-    var c =
-        new Continuation(
-            r.action().originalEventId(), r.round() + 1, r.firstReceived(), r.beats().get());
-    var body = LifecycleEvents.continuationEnvelope(r.action(), c, clock.instant());
-    continuations.schedule(Json.write(body), config.checkInterval());
-  }
-
-  /**
-   * Heartbeats every LIFECYCLE_HEARTBEAT_INTERVAL while the drain runs, from the drain's own waits
-   * (it waits at least every {@link Drainer#BACKOFF_MAX} while pods remain): after a wait, the one
-   * thread that finds a heartbeat due sends it. No thread of its own, so a heartbeat happens at a
-   * point of the drain's time, never ahead of it.
-   */
-  private final class Heartbeats {
-    private final Round r;
-    private final AtomicBoolean stillWaiting;
-    private final AtomicReference<Instant> next;
-    private volatile boolean stopped;
-
-    Heartbeats(Round r, AtomicBoolean stillWaiting) {
-      this.r = r;
-      this.stillWaiting = stillWaiting;
-      this.next = new AtomicReference<>(clock.instant().plus(config.heartbeatInterval()));
-    }
-
-    Sleeper between(Sleeper waits) {
-      return d -> {
-        waits.sleep(d);
-        beatIfDue();
-      };
-    }
-
-    private void beatIfDue() {
-      Instant due = next.get();
-      Instant now = clock.instant();
-      if (stopped
-          || now.isBefore(due)
-          || !next.compareAndSet(due, now.plus(config.heartbeatInterval()))) {
-        return;
-      }
-      try {
-        if (!beat(r)) {
-          stillWaiting.set(false);
-          stopped = true;
-        }
-      } catch (HookUnavailableException e) {
-        // the next one tries again; the hook's timeout is longer than the interval
-        LOG.warn("lifecycle heartbeat failed: {}", e.getMessage());
-      } catch (RuntimeException e) {
-        LOG.warn("lifecycle heartbeat stopped: {}", e.toString());
-        stopped = true;
-      }
-    }
   }
 }

@@ -36,10 +36,7 @@ class MultiClusterDrainTest {
 
   DrainService stack(DrainClusterPort first, DrainClusterPort second, Duration ttl, int max) {
     var members = List.of(member("blue", first), member("green", second));
-    return members
-        .get(0)
-        .service()
-        .routeAcross(new ClusterRouter(members, new NegativeCache(ttl, max, time.clock())));
+    return new DrainService(new ClusterRouter(members, new NegativeCache(ttl, max, time.clock())));
   }
 
   DrainService stack() {
@@ -52,7 +49,7 @@ class MultiClusterDrainTest {
         DrainReporting.reporter(
             port, new Recorders.RecordingMetrics(), publisher, new Recorders.RecordingNotifier());
     return new ClusterRouter.Member(
-        name, new DrainService(settings, port, reporter, time.clock(), time.sleeper()), port);
+        name, new ClusterDrain(settings, port, reporter, time.clock(), time.sleeper()));
   }
 
   Instant hardStop() {
@@ -328,7 +325,7 @@ class MultiClusterDrainTest {
   @Test
   void shouldDrainAnUnlabelledCapacityBlockNodeInASingleClusterStackToo() {
     blue.givenNode(TestPods.node("self-1", "i-0b00000000000003"));
-    var single = member("blue", blue).service();
+    var single = new DrainService(ClusterRouter.single(member("blue", blue).drain()));
     single.findReservationInstancesWith(id -> List.of("i-0b00000000000003"));
 
     var outcomes = single.handle(capacityBlock("e-1", "cr-0123456789abcdef0"), hardStop());

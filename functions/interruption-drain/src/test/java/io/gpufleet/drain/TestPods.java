@@ -28,93 +28,27 @@ final class TestPods {
   }
 
   static PodInfo withGrace(PodInfo p, Long grace) {
-    return new PodInfo(
-        p.namespace(),
-        p.name(),
-        p.uid(),
-        p.phase(),
-        p.ownerKind(),
-        p.mirror(),
-        p.terminating(),
-        p.priorityClassName(),
-        p.priority(),
-        grace,
-        p.labels());
+    return p.withTerminationGracePeriodSeconds(grace);
   }
 
   static PodInfo withOwner(PodInfo p, String ownerKind) {
-    return new PodInfo(
-        p.namespace(),
-        p.name(),
-        p.uid(),
-        p.phase(),
-        ownerKind,
-        p.mirror(),
-        p.terminating(),
-        p.priorityClassName(),
-        p.priority(),
-        p.terminationGracePeriodSeconds(),
-        p.labels());
+    return p.withOwnerKind(ownerKind);
   }
 
   static PodInfo withPhase(PodInfo p, String phase) {
-    return new PodInfo(
-        p.namespace(),
-        p.name(),
-        p.uid(),
-        phase,
-        p.ownerKind(),
-        p.mirror(),
-        p.terminating(),
-        p.priorityClassName(),
-        p.priority(),
-        p.terminationGracePeriodSeconds(),
-        p.labels());
+    return p.withPhase(phase);
   }
 
   static PodInfo mirror(PodInfo p) {
-    return new PodInfo(
-        p.namespace(),
-        p.name(),
-        p.uid(),
-        p.phase(),
-        p.ownerKind(),
-        true,
-        p.terminating(),
-        p.priorityClassName(),
-        p.priority(),
-        p.terminationGracePeriodSeconds(),
-        p.labels());
+    return p.withMirror(true);
   }
 
   static PodInfo terminating(PodInfo p) {
-    return new PodInfo(
-        p.namespace(),
-        p.name(),
-        p.uid(),
-        p.phase(),
-        p.ownerKind(),
-        p.mirror(),
-        true,
-        p.priorityClassName(),
-        p.priority(),
-        p.terminationGracePeriodSeconds(),
-        p.labels());
+    return p.withTerminating(true);
   }
 
   static PodInfo withPriority(PodInfo p, String priorityClassName, Integer priority) {
-    return new PodInfo(
-        p.namespace(),
-        p.name(),
-        p.uid(),
-        p.phase(),
-        p.ownerKind(),
-        p.mirror(),
-        p.terminating(),
-        priorityClassName,
-        priority,
-        p.terminationGracePeriodSeconds(),
-        p.labels());
+    return p.withPriority(priorityClassName, priority);
   }
 
   static PodInfo critical(String key) {

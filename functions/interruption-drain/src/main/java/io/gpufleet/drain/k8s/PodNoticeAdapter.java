@@ -62,7 +62,7 @@ public final class PodNoticeAdapter implements PodNoticePort {
     target.setMetadata(meta);
     try {
       client
-          .genericKubernetesResources(DrainClusterAdapter.PODS)
+          .genericKubernetesResources(KubeResources.PODS)
           .inNamespace(pod.namespace())
           .resource(target)
           .patch(PatchContext.of(PatchType.JSON_MERGE), Json.write(Map.of("metadata", metadata)));

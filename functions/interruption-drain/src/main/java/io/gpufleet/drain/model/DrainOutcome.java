@@ -105,12 +105,12 @@ public record DrainOutcome(
 
   /** The same outcome for the event's region (the envelope's {@code region}). */
   public DrainOutcome withRegion(String eventRegion) {
-    return rebuilt(status, message, lifecycle, planned, eventRegion);
+    return toBuilder().region(eventRegion).build();
   }
 
   /** This outcome with the lifecycle action's report attached. */
   public DrainOutcome withLifecycle(LifecycleReport report) {
-    return rebuilt(status, message, report, planned, region);
+    return toBuilder().lifecycle(report).build();
   }
 
   /** This outcome with what the decoder had to assume (see {@code EventMeta#caveats}) said. */
@@ -124,67 +124,191 @@ public record DrainOutcome(
 
   /** This outcome with another status and message (e.g. a drain that goes on next round). */
   public DrainOutcome with(Status newStatus, String newMessage) {
-    return rebuilt(newStatus, newMessage, lifecycle, planned, region);
+    return toBuilder().status(newStatus).message(newMessage).build();
   }
 
   /** This outcome with the checkpoint timelines of its opted-in pods (none: left out). */
   public DrainOutcome withCheckpoints(List<CheckpointReport> reports) {
-    return rebuilt(
-        status,
-        message,
-        lifecycle,
-        planned,
-        region,
-        reports.isEmpty() ? null : reports,
-        replacement);
+    return toBuilder().checkpoints(reports.isEmpty() ? null : reports).build();
   }
 
   /** This outcome with what replacement before removal did (null: left out). */
   public DrainOutcome withReplacement(ReplacementReport report) {
-    return rebuilt(status, message, lifecycle, planned, region, checkpoints, report);
+    return toBuilder().replacement(report).build();
   }
 
-  private DrainOutcome rebuilt(
-      Status newStatus,
-      String newMessage,
-      LifecycleReport newLifecycle,
-      List<String> newPlanned,
-      String newRegion) {
-    return rebuilt(
-        newStatus, newMessage, newLifecycle, newPlanned, newRegion, checkpoints, replacement);
+  /** A builder holding every field of this outcome, to change some and keep the rest. */
+  public Builder toBuilder() {
+    var b = new Builder();
+    b.eventId = eventId;
+    b.kind = kind;
+    b.instanceId = instanceId;
+    b.cluster = cluster;
+    b.node = node;
+    b.status = status;
+    b.message = message;
+    b.actions = actions;
+    b.receivedAt = receivedAt;
+    b.deadline = deadline;
+    b.deadlineMet = deadlineMet;
+    b.timings = timings;
+    b.podsEvicted = podsEvicted;
+    b.podsNotEvicted = podsNotEvicted;
+    b.podsSkipped = podsSkipped;
+    b.gracePeriodCapped = gracePeriodCapped;
+    b.lifecycle = lifecycle;
+    b.planned = planned;
+    b.region = region;
+    b.checkpoints = checkpoints;
+    b.replacement = replacement;
+    return b;
   }
 
-  /** This outcome with the fields that change after it is made replaced, the rest kept. */
-  private DrainOutcome rebuilt(
-      Status newStatus,
-      String newMessage,
-      LifecycleReport newLifecycle,
-      List<String> newPlanned,
-      String newRegion,
-      List<CheckpointReport> newCheckpoints,
-      ReplacementReport newReplacement) {
-    return new DrainOutcome(
-        eventId,
-        kind,
-        instanceId,
-        cluster,
-        node,
-        newStatus,
-        newMessage,
-        actions,
-        receivedAt,
-        deadline,
-        deadlineMet,
-        timings,
-        podsEvicted,
-        podsNotEvicted,
-        podsSkipped,
-        gracePeriodCapped,
-        newLifecycle,
-        newPlanned,
-        newRegion,
-        newCheckpoints,
-        newReplacement);
+  /**
+   * An outcome of {@code eventId} for one instance, the fields every outcome has set and every
+   * other one empty: no actions, no pods, no deadline or timings (what {@link #simple} returns).
+   */
+  public static Builder builder(
+      String eventId,
+      String kind,
+      String instanceId,
+      String cluster,
+      String node,
+      Status status,
+      String message,
+      Instant receivedAt) {
+    var b = new Builder();
+    b.eventId = eventId;
+    b.kind = kind;
+    b.instanceId = instanceId;
+    b.cluster = cluster;
+    b.node = node;
+    b.status = status;
+    b.message = message;
+    b.actions = Set.of();
+    b.receivedAt = receivedAt;
+    b.podsEvicted = List.of();
+    b.podsNotEvicted = List.of();
+    b.podsSkipped = List.of();
+    b.gracePeriodCapped = List.of();
+    return b;
+  }
+
+  /** Sets the fields of an outcome one by one (the record has too many for one call to read). */
+  public static final class Builder {
+    private String eventId;
+    private String kind;
+    private String instanceId;
+    private String cluster;
+    private String node;
+    private Status status;
+    private String message;
+    private Set<Action> actions;
+    private Instant receivedAt;
+    private Instant deadline;
+    private Boolean deadlineMet;
+    private Timings timings;
+    private List<String> podsEvicted;
+    private List<PodReport> podsNotEvicted;
+    private List<PodReport> podsSkipped;
+    private List<PodReport> gracePeriodCapped;
+    private LifecycleReport lifecycle;
+    private List<String> planned;
+    private String region;
+    private List<CheckpointReport> checkpoints;
+    private ReplacementReport replacement;
+
+    private Builder() {}
+
+    public Builder status(Status value) {
+      this.status = value;
+      return this;
+    }
+
+    public Builder message(String value) {
+      this.message = value;
+      return this;
+    }
+
+    public Builder actions(Set<Action> value) {
+      this.actions = value;
+      return this;
+    }
+
+    /** The deadline and whether it was met (null: not known). */
+    public Builder deadline(Instant value, Boolean met) {
+      this.deadline = value;
+      this.deadlineMet = met;
+      return this;
+    }
+
+    public Builder timings(Timings value) {
+      this.timings = value;
+      return this;
+    }
+
+    /** What became of the pods: evicted, not evicted (with why), skipped, grace period capped. */
+    public Builder pods(
+        List<String> evicted,
+        List<PodReport> notEvicted,
+        List<PodReport> skipped,
+        List<PodReport> capped) {
+      this.podsEvicted = evicted;
+      this.podsNotEvicted = notEvicted;
+      this.podsSkipped = skipped;
+      this.gracePeriodCapped = capped;
+      return this;
+    }
+
+    public Builder lifecycle(LifecycleReport value) {
+      this.lifecycle = value;
+      return this;
+    }
+
+    public Builder planned(List<String> value) {
+      this.planned = value;
+      return this;
+    }
+
+    public Builder region(String value) {
+      this.region = value;
+      return this;
+    }
+
+    public Builder checkpoints(List<CheckpointReport> value) {
+      this.checkpoints = value;
+      return this;
+    }
+
+    public Builder replacement(ReplacementReport value) {
+      this.replacement = value;
+      return this;
+    }
+
+    public DrainOutcome build() {
+      return new DrainOutcome(
+          eventId,
+          kind,
+          instanceId,
+          cluster,
+          node,
+          status,
+          message,
+          actions,
+          receivedAt,
+          deadline,
+          deadlineMet,
+          timings,
+          podsEvicted,
+          podsNotEvicted,
+          podsSkipped,
+          gracePeriodCapped,
+          lifecycle,
+          planned,
+          region,
+          checkpoints,
+          replacement);
+    }
   }
 
   public enum Status {
@@ -238,23 +362,7 @@ public record DrainOutcome(
       Status status,
       String message,
       Instant receivedAt) {
-    return new DrainOutcome(
-        eventId,
-        kind,
-        instanceId,
-        cluster,
-        node,
-        status,
-        message,
-        Set.of(),
-        receivedAt,
-        null,
-        null,
-        null,
-        List.of(),
-        List.of(),
-        List.of(),
-        List.of());
+    return builder(eventId, kind, instanceId, cluster, node, status, message, receivedAt).build();
   }
 
   /** A dry run's outcome: the planned actions, in order, and nothing done. */
@@ -267,7 +375,8 @@ public record DrainOutcome(
       String message,
       Instant receivedAt,
       List<String> planned) {
-    return simple(eventId, kind, instanceId, cluster, node, Status.DRY_RUN, message, receivedAt)
-        .rebuilt(Status.DRY_RUN, message, null, List.copyOf(planned), null);
+    return builder(eventId, kind, instanceId, cluster, node, Status.DRY_RUN, message, receivedAt)
+        .planned(List.copyOf(planned))
+        .build();
   }
 }

@@ -14,6 +14,7 @@ import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.core.time.TimeSource;
 import io.gpufleet.drain.CapacityReservationPort;
+import io.gpufleet.drain.ClusterDrain;
 import io.gpufleet.drain.ClusterList;
 import io.gpufleet.drain.ClusterRouter;
 import io.gpufleet.drain.ContinuationPort;
@@ -164,35 +165,33 @@ public final class DrainWiring {
           settings, metrics, publisher, notifier, clock, sleeper, hooks, continuations);
     }
 
-    /** The drain service of one cluster, its settings named after it. */
-    DrainService service(String clusterName, DrainClusterPort cluster) {
-      return service(settings.withClusterName(clusterName), cluster);
+    /** The drain of one cluster, its settings named after it. */
+    ClusterDrain drain(String clusterName, DrainClusterPort cluster) {
+      return drain(settings.withClusterName(clusterName), cluster);
     }
 
-    DrainService service(DrainSettings own, DrainClusterPort cluster) {
+    ClusterDrain drain(DrainSettings own, DrainClusterPort cluster) {
       var reporter = DrainReporting.reporter(cluster, metrics, publisher, notifier, own.options());
-      return new DrainService(own, cluster, reporter, clock, sleeper, hooks, continuations);
+      return new ClusterDrain(own, cluster, reporter, clock, sleeper, hooks, continuations);
     }
   }
 
-  /** One router-less drain service per cluster, in the list's order. */
+  /** One drain per cluster, in the list's order. */
   static java.util.List<ClusterRouter.Member> members(
       java.util.Map<String, DrainClusterPort> ports, Parts parts) {
     var members = new java.util.ArrayList<ClusterRouter.Member>();
     ports.forEach(
-        (name, cluster) ->
-            members.add(new ClusterRouter.Member(name, parts.service(name, cluster), cluster)));
+        (name, cluster) -> members.add(new ClusterRouter.Member(name, parts.drain(name, cluster))));
     return members;
   }
 
-  /** The first member's service, routing among all members when there are several. */
+  /** The service over the members: the only one's drain, else routing among all of them. */
   static DrainService entry(
       java.util.List<ClusterRouter.Member> members, ClusterList clusters, Clock clock) {
-    DrainService first = members.get(0).service();
     if (members.size() == 1) {
-      return first;
+      return new DrainService(ClusterRouter.single(members.get(0).drain()));
     }
-    return first.routeAcross(
+    return new DrainService(
         new ClusterRouter(
             members, new NegativeCache(clusters.negativeTtl(), clusters.negativeMax(), clock)));
   }
@@ -257,6 +256,7 @@ public final class DrainWiring {
    * the benchmarks and the tests share (the Lambda adds AWS sinks in fromEnvironment).
    */
   public static DrainService service(KubernetesClient kube, Parts parts) {
-    return parts.service(parts.settings(), new DrainClusterAdapter(kube));
+    return new DrainService(
+        ClusterRouter.single(parts.drain(parts.settings(), new DrainClusterAdapter(kube))));
   }
 }
