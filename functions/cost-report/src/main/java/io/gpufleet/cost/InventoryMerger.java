@@ -177,28 +177,7 @@ public final class InventoryMerger {
       if (end.isBefore(horizon)) {
         continue;
       }
-      out.add(
-          new NodeRecord(
-              r.id(),
-              r.nodeName(),
-              r.instanceType(),
-              r.region(),
-              r.zone(),
-              r.lifecycle(),
-              r.nodePool(),
-              r.nodeGroup(),
-              r.start(),
-              end,
-              estimated,
-              r.accelerators(),
-              r.acceleratorResource(),
-              r.cpuMillis(),
-              r.memoryBytes(),
-              r.ec2Matched(),
-              r.inCluster(),
-              r.firstSeen(),
-              r.lastSeen(),
-              r.gpus()));
+      out.add(r.withEnd(end, estimated));
     }
     out.removeIf(r -> r.end() != null && r.end().isBefore(horizon));
 
@@ -232,19 +211,7 @@ public final class InventoryMerger {
       if (end.isBefore(horizon)) {
         continue;
       }
-      podsOut.add(
-          new PodRecord(
-              p.uid(),
-              p.namespace(),
-              p.name(),
-              p.nodeName(),
-              p.team(),
-              p.accelerators(),
-              p.cpuMillis(),
-              p.memoryBytes(),
-              p.start(),
-              end,
-              p.lastSeen()));
+      podsOut.add(p.withEnd(end));
     }
     return new InventorySnapshot(InventorySnapshot.VERSION, cluster, now, out, podsOut);
   }
@@ -267,22 +234,7 @@ public final class InventoryMerger {
     if (type == null || type.equals(n.instanceType())) {
       return n;
     }
-    return new ClusterNode(
-        n.name(),
-        n.providerId(),
-        n.instanceId(),
-        type,
-        n.zone(),
-        n.capacityTypeLabel(),
-        n.nodePool(),
-        n.nodeGroup(),
-        n.createdAt(),
-        n.accelerators(),
-        n.acceleratorResource(),
-        n.cpuMillis(),
-        n.memoryBytes(),
-        n.gpuResources(),
-        n.gpuLabels());
+    return n.withInstanceType(type);
   }
 
   private static Instant orNow(Instant t, Instant now) {

@@ -50,29 +50,25 @@ public final class ParquetFile {
   }
 
   private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
-  private static final int TYPE_INT64 = 2;
-  private static final int TYPE_BYTE_ARRAY = 6;
-  private static final int ENCODING_PLAIN = 0;
-  private static final int ENCODING_RLE = 3;
 
   private final List<Column> columns;
   private final Codec codec;
   // the page being filled, per column
-  private final Buffer[] values;
-  private final Buffer[] levels;
+  private final ParquetBuffer[] values;
+  private final ParquetBuffer[] levels;
   private final int[] levelRunValue;
   private final int[] levelRunLength;
   private final int[] pageRows;
   // the written pages (headers and compressed bodies), per column: the column chunks
-  private final Buffer[] chunks;
+  private final ParquetBuffer[] chunks;
   private final long[] uncompressed;
   private final long[] scratch;
   private final String[] lastString;
   private final byte[][] lastBytes;
   private final Deflater deflater;
   private final CRC32 crc = new CRC32();
-  private Buffer body = new Buffer(PAGE_BYTES + 64);
-  private Buffer packed = new Buffer(PAGE_BYTES / 4);
+  private ParquetBuffer body = new ParquetBuffer(PAGE_BYTES + 64);
+  private ParquetBuffer packed = new ParquetBuffer(PAGE_BYTES / 4);
   private final ByteArrayOutputStream header = new ByteArrayOutputStream(32);
   private boolean written;
   private int rows;
@@ -81,9 +77,9 @@ public final class ParquetFile {
     this.columns = List.copyOf(columns);
     this.codec = codec;
     int n = columns.size();
-    values = new Buffer[n];
-    levels = new Buffer[n];
-    chunks = new Buffer[n];
+    values = new ParquetBuffer[n];
+    levels = new ParquetBuffer[n];
+    chunks = new ParquetBuffer[n];
     levelRunValue = new int[n];
     levelRunLength = new int[n];
     pageRows = new int[n];
@@ -92,9 +88,9 @@ public final class ParquetFile {
     lastString = new String[n];
     lastBytes = new byte[n][];
     for (int i = 0; i < n; i++) {
-      values[i] = new Buffer(256);
-      levels[i] = new Buffer(16);
-      chunks[i] = new Buffer(256);
+      values[i] = new ParquetBuffer(256);
+      levels[i] = new ParquetBuffer(16);
+      chunks[i] = new ParquetBuffer(256);
     }
     deflater = codec == Codec.GZIP ? new Deflater(Deflater.BEST_SPEED, true) : null;
   }
@@ -238,7 +234,7 @@ public final class ParquetFile {
     }
     body.write(values[col]);
     values[col].size = 0;
-    Buffer stored = codec == Codec.UNCOMPRESSED ? body : gzip(body);
+    ParquetBuffer stored = codec == Codec.UNCOMPRESSED ? body : gzip(body);
     header.reset();
     new Thrift(header)
         .i32(1, 0) // DATA_PAGE
@@ -246,12 +242,12 @@ public final class ParquetFile {
         .i32(3, stored.size)
         .struct(5)
         .i32(1, pageRows[col])
-        .i32(2, ENCODING_PLAIN)
-        .i32(3, ENCODING_RLE)
-        .i32(4, ENCODING_RLE)
+        .i32(2, ParquetFooter.ENCODING_PLAIN)
+        .i32(3, ParquetFooter.ENCODING_RLE)
+        .i32(4, ParquetFooter.ENCODING_RLE)
         .end()
         .end();
-    Buffer chunk = chunks[col];
+    ParquetBuffer chunk = chunks[col];
     chunk.bytes(header.toByteArray());
     chunk.write(stored);
     uncompressed[col] += header.size() + (long) body.size;
@@ -259,7 +255,7 @@ public final class ParquetFile {
   }
 
   /** A GZIP member (RFC 1952) of the page body, in the reused {@code packed} buffer. */
-  private Buffer gzip(Buffer in) {
+  private ParquetBuffer gzip(ParquetBuffer in) {
     packed.size = 0;
     // magic, deflate, no flags, no mtime, no extra flags, unknown OS
     packed.bytes(new byte[] {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff});
@@ -312,7 +308,8 @@ public final class ParquetFile {
       }
     }
     var footer = new ByteArrayOutputStream(512 + columns.size() * 96);
-    footer(new Thrift(footer), offsets, uncompressed, compressed);
+    ParquetFooter.write(
+        new Thrift(footer), columns, codec, rows, offsets, uncompressed, compressed);
     file.writeBytes(footer.toByteArray());
     int len = footer.size();
     file.write(len & 0xFF);
@@ -321,129 +318,6 @@ public final class ParquetFile {
     file.write(len >>> 24 & 0xFF);
     file.write(MAGIC, 0, MAGIC.length);
     return file.toByteArray();
-  }
-
-  private void footer(Thrift t, long[] offsets, long[] uncompressed, long[] compressed) {
-    t.i32(1, 1); // version
-    t.list(2, Thrift.STRUCT, columns.size() + 1);
-    t.element().string(4, "schema").i32(5, columns.size()).end();
-    for (Column c : columns) {
-      boolean binary = c.kind() == Kind.STRING || c.kind() == Kind.JSON;
-      t.element().i32(1, binary ? TYPE_BYTE_ARRAY : TYPE_INT64).i32(3, c.required() ? 0 : 1);
-      t.string(4, c.name());
-      switch (c.kind()) {
-        case STRING -> t.i32(6, 0).struct(10).struct(1).end().end(); // UTF8, STRING
-        case JSON -> t.i32(6, 19).struct(10).struct(12).end().end(); // JSON, JSON
-        case DECIMAL ->
-            t.i32(6, 5)
-                .i32(7, SCALE)
-                .i32(8, PRECISION)
-                .struct(10)
-                .struct(5)
-                .i32(1, SCALE)
-                .i32(2, PRECISION)
-                .end()
-                .end();
-        case TIMESTAMP ->
-            // TIMESTAMP_MICROS; TIMESTAMP(isAdjustedToUTC=true, unit=MICROS)
-            t.i32(6, 10)
-                .struct(10)
-                .struct(8)
-                .bool(1, true)
-                .struct(2)
-                .struct(2)
-                .end()
-                .end()
-                .end()
-                .end();
-      }
-      t.end();
-    }
-    t.i64(3, rows);
-    if (rows == 0) {
-      t.list(4, Thrift.STRUCT, 0);
-    } else {
-      long total = 0;
-      for (long u : uncompressed) {
-        total += u;
-      }
-      t.list(4, Thrift.STRUCT, 1).element();
-      t.list(1, Thrift.STRUCT, columns.size());
-      for (int i = 0; i < columns.size(); i++) {
-        Column c = columns.get(i);
-        boolean binary = c.kind() == Kind.STRING || c.kind() == Kind.JSON;
-        t.element().i64(2, offsets[i]).struct(3);
-        t.i32(1, binary ? TYPE_BYTE_ARRAY : TYPE_INT64);
-        t.list(2, Thrift.I32, 2).elementI32(ENCODING_PLAIN).elementI32(ENCODING_RLE);
-        t.list(3, Thrift.BINARY, 1).elementString(c.name());
-        t.i32(4, codec.id).i64(5, rows).i64(6, uncompressed[i]).i64(7, compressed[i]);
-        t.i64(9, offsets[i]);
-        t.end().end();
-      }
-      t.i64(2, total).i64(3, rows).end();
-    }
-    t.string(6, "gpufleet focus writer");
-    t.end();
-  }
-
-  /** A growable little-endian byte buffer. */
-  private static final class Buffer {
-    byte[] data;
-    int size;
-
-    Buffer(int capacity) {
-      data = new byte[capacity];
-    }
-
-    private void ensure(int more) {
-      if (size + more > data.length) {
-        data = java.util.Arrays.copyOf(data, Math.max(data.length * 2, size + more));
-      }
-    }
-
-    void write(int b) {
-      ensure(1);
-      data[size++] = (byte) b;
-    }
-
-    void write(Buffer other) {
-      ensure(other.size);
-      System.arraycopy(other.data, 0, data, size, other.size);
-      size += other.size;
-    }
-
-    void int32(int v) {
-      ensure(4);
-      for (int i = 0; i < 4; i++) {
-        data[size++] = (byte) (v >>> (8 * i));
-      }
-    }
-
-    void int64(long v) {
-      ensure(8);
-      for (int i = 0; i < 8; i++) {
-        data[size++] = (byte) (v >>> (8 * i));
-      }
-    }
-
-    void bytes(byte[] b) {
-      ensure(b.length);
-      System.arraycopy(b, 0, data, size, b.length);
-      size += b.length;
-    }
-
-    void binary(byte[] b) {
-      int32(b.length);
-      bytes(b);
-    }
-
-    void varint(long v) {
-      while ((v & ~0x7FL) != 0) {
-        write((int) ((v & 0x7F) | 0x80));
-        v >>>= 7;
-      }
-      write((int) v);
-    }
   }
 
   static List<String> names(List<Column> columns) {

@@ -74,6 +74,35 @@ public record ClusterNode(
         java.util.Map.of());
   }
 
+  /** The same node with the instance type EC2 reports (its labels may lack it). */
+  public ClusterNode withInstanceType(String type) {
+    return with(type, gpuResources);
+  }
+
+  /** The same node advertising {@code resources} (its device-plugin ones plus DRA's). */
+  public ClusterNode withGpuResources(java.util.Map<String, Integer> resources) {
+    return with(instanceType, resources);
+  }
+
+  private ClusterNode with(String type, java.util.Map<String, Integer> resources) {
+    return new ClusterNode(
+        name,
+        providerId,
+        instanceId,
+        type,
+        zone,
+        capacityTypeLabel,
+        nodePool,
+        nodeGroup,
+        createdAt,
+        accelerators,
+        acceleratorResource,
+        cpuMillis,
+        memoryBytes,
+        resources,
+        gpuLabels);
+  }
+
   /** The instance id in an AWS providerID ({@code aws:///us-east-1a/i-0abc}), or null. */
   public static String instanceIdOf(String providerId) {
     if (providerId == null || !providerId.startsWith("aws://")) {

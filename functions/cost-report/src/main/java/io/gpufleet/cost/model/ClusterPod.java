@@ -17,4 +17,20 @@ public record ClusterPod(
     long cpuMillis,
     long memoryBytes,
     Instant startedAt,
-    Instant finishedAt) {}
+    Instant finishedAt) {
+
+  /** The same pod requesting {@code requests} (its containers' plus its DRA claims'). */
+  public ClusterPod withAccelerators(java.util.Map<String, Double> requests) {
+    return new ClusterPod(
+        namespace,
+        name,
+        uid,
+        nodeName,
+        team,
+        requests,
+        cpuMillis,
+        memoryBytes,
+        startedAt,
+        finishedAt);
+  }
+}

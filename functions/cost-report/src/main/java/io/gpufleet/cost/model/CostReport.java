@@ -113,37 +113,6 @@ public record CostReport(
       Map<String, String> dataSources,
       List<String> notes) {}
 
-  /** The figures a FinOps reader wants first. Money in the report currency, rounded to cents. */
-  public record Kpis(
-      BigDecimal totalCost,
-      BigDecimal onDemandEquivalentCost,
-      BigDecimal spotSavings,
-      double spotShareOfNodeHours,
-      double spotShareOfCost,
-      double nodeHours,
-      double gpuCapacityHours,
-      double gpuRequestedHours,
-      BigDecimal costPerGpuHour,
-      double idleGpuPercent,
-      BigDecimal idleGpuCost,
-      BigDecimal allocatedIdleCost,
-      BigDecimal runRatePerHour,
-      BigDecimal projectedMonthTotal,
-      int nodes,
-      int nodesWithoutEc2Match,
-      int nodesFromSnapshotOnly,
-      int unpricedNodes,
-      int pods,
-      BigDecimal commitmentSavings,
-      int physicalGpus,
-      int advertisedGpuUnits,
-      int gpuNodesWithoutAllocatableGpus,
-      Double gpuUtilisationPercent,
-      BigDecimal utilisationIdleGpuCost,
-      int cpuOnlyPodsOnGpuNodes,
-      Map<String, BigDecimal> cpuOnlyPodCostByRule,
-      BigDecimal costPerMillionOutputTokens) {}
-
   /** One group of a rollup dimension. */
   public record Rollup(
       String key,

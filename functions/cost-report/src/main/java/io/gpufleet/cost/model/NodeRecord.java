@@ -76,6 +76,31 @@ public record NodeRecord(
         null);
   }
 
+  /** The same node ended at {@code at}; {@code estimated}: the last time it was seen. */
+  public NodeRecord withEnd(Instant at, boolean estimated) {
+    return new NodeRecord(
+        id,
+        nodeName,
+        instanceType,
+        region,
+        zone,
+        lifecycle,
+        nodePool,
+        nodeGroup,
+        start,
+        at,
+        estimated,
+        accelerators,
+        acceleratorResource,
+        cpuMillis,
+        memoryBytes,
+        ec2Matched,
+        inCluster,
+        firstSeen,
+        lastSeen,
+        gpus);
+  }
+
   /** NodePool, else node group, else "(none)": the rollup key for "where nodes come from". */
   public String group() {
     if (nodePool != null && !nodePool.isBlank()) {

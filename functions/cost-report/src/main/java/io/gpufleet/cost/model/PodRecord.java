@@ -17,4 +17,21 @@ public record PodRecord(
     long memoryBytes,
     Instant start,
     Instant end,
-    Instant lastSeen) {}
+    Instant lastSeen) {
+
+  /** The same pod ended at {@code at} (a known finish, or the last time it was seen). */
+  public PodRecord withEnd(Instant at) {
+    return new PodRecord(
+        uid,
+        namespace,
+        name,
+        nodeName,
+        team,
+        accelerators,
+        cpuMillis,
+        memoryBytes,
+        start,
+        at,
+        lastSeen);
+  }
+}

@@ -5,6 +5,7 @@ import gg.jte.TemplateEngine;
 import gg.jte.output.Utf8ByteOutput;
 import io.gpufleet.cost.model.CostReport;
 import io.gpufleet.cost.model.CostReport.Rollup;
+import io.gpufleet.cost.model.Kpis;
 import io.gpufleet.cost.render.Svg.Rect;
 import io.gpufleet.cost.render.Svg.Shape;
 import io.gpufleet.cost.render.Svg.Text;
@@ -295,7 +296,7 @@ public final class ReportHtml {
   }
 
   /** One stacked bar of what was paid by capacity type, above one bar of the On-Demand cost. */
-  static Svg spotChart(List<Rollup> byType, CostReport.Kpis k, String cur) {
+  static Svg spotChart(List<Rollup> byType, Kpis k, String cur) {
     double list = k.onDemandEquivalentCost().doubleValue();
     double max = Math.max(list, k.totalCost().doubleValue());
     var s = new ArrayList<Shape>();
