@@ -26,6 +26,8 @@ import io.gpufleet.cost.model.Lifecycle;
 import io.gpufleet.cost.model.NodeRecord;
 import io.gpufleet.cost.model.PodRecord;
 import io.gpufleet.cost.model.SpotPricePoint;
+import io.gpufleet.scenario.SavingsSimulation;
+import io.gpufleet.scenario.SimGpuExtras;
 import io.gpufleet.sim.DemoFleet;
 import io.gpufleet.sim.Recorders;
 import io.gpufleet.sim.SimCluster;

@@ -9,6 +9,7 @@ import io.gpufleet.drain.DrainSettings;
 import io.gpufleet.drain.model.DrainOutcome;
 import io.gpufleet.drain.wiring.DrainHandler;
 import io.gpufleet.drain.wiring.DrainWiring;
+import io.gpufleet.scenario.CheckpointTimelines;
 import io.gpufleet.scenario.LocalInvoke;
 import io.gpufleet.scenario.ProjectHome;
 import io.gpufleet.sim.DemoFleet;

@@ -3,6 +3,7 @@ package io.gpufleet.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpufleet.cost.model.CostOutcome;
+import io.gpufleet.scenario.SimGpuExtras;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpufleet.core.json.Json;
 import io.gpufleet.scenario.ProjectHome;
+import io.gpufleet.scenario.SavingsSimulation;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.math.BigDecimal;

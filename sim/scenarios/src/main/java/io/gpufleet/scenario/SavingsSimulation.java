@@ -1,4 +1,4 @@
-package io.gpufleet.cli;
+package io.gpufleet.scenario;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -25,9 +25,9 @@ import java.util.Map;
  * reconcile per hour, each run's hold record written beside the FOCUS files (what the named query
  * schedule-savings reads).
  */
-final class SavingsSimulation {
+public final class SavingsSimulation {
   /** Office hours in Berlin; off-hours the vLLM fleet keeps 2 of 6 replicas, notebooks stop. */
-  static final String POLICY =
+  public static final String POLICY =
       """
       timeZone: Europe/Berlin
       defaultWindow: off-hours
@@ -43,10 +43,10 @@ final class SavingsSimulation {
       """;
 
   /** Deployment inference/vllm-llama: 6 replicas of 1 GPU (the demo fleet's vLLM pods' team). */
-  static final int VLLM_REPLICAS = 6;
+  public static final int VLLM_REPLICAS = 6;
 
   /** StatefulSet research/notebooks: 2 replicas of 1 GPU, in a namespace the FOCUS rows lack. */
-  static final int NOTEBOOK_REPLICAS = 2;
+  public static final int NOTEBOOK_REPLICAS = 2;
 
   private SavingsSimulation() {}
 
@@ -60,7 +60,7 @@ final class SavingsSimulation {
   }
 
   /** Hourly runs from {@code from} to {@code to} (both included); the number of runs. */
-  static int record(BlobStorePort store, Instant from, Instant to) {
+  public static int record(BlobStorePort store, Instant from, Instant to) {
     try (var cluster = SimCluster.start(SimTime.realTime());
         KubernetesClient client = cluster.newClient()) {
       SimObjects o = cluster.objects();

@@ -1,4 +1,4 @@
-package io.gpufleet.cli;
+package io.gpufleet.scenario;
 
 import io.gpufleet.drain.model.CheckpointReport;
 import io.gpufleet.drain.model.DrainOutcome;
@@ -7,11 +7,11 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** The checkpoint timelines of a drain's opted-in pods, as {@code simulate} prints them. */
-final class CheckpointTimelines {
+public final class CheckpointTimelines {
   private CheckpointTimelines() {}
 
   /** Nothing when no pod of the outcome opted in; times are seconds after the event's receipt. */
-  static void print(PrintStream out, DrainOutcome o) {
+  public static void print(PrintStream out, DrainOutcome o) {
     if (o.checkpoints() == null || o.checkpoints().isEmpty()) {
       return;
     }

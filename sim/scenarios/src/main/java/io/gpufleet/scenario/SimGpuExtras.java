@@ -1,4 +1,4 @@
-package io.gpufleet.cli;
+package io.gpufleet.scenario;
 
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.Node;
@@ -30,9 +30,9 @@ import java.util.Map;
  * Plans coverage of the p5 family and Reserved Instance coverage of g6e.12xlarge; a Prometheus
  * query API with DCGM utilisation and vLLM/TGI token counters.
  */
-final class SimGpuExtras {
+public final class SimGpuExtras {
   /** A node added here: name, instance, type, capacity type, pool, group, hours since launch. */
-  record Extra(
+  public record Extra(
       String name,
       String instanceId,
       String zone,
@@ -62,7 +62,7 @@ final class SimGpuExtras {
           "gpu-inference-shared",
           null,
           16);
-  static final Extra DRA =
+  public static final Extra DRA =
       new Extra(
           "ip-10-0-4-43.ec2.internal",
           "i-0a1b2c3d4e5f60043",
@@ -77,7 +77,7 @@ final class SimGpuExtras {
    * A p5 launched into an On-Demand Capacity Reservation (Karpenter's {@code reserved} capacity
    * type): billed at the On-Demand rate, so the p5 Savings Plan discounts it like any On-Demand p5.
    */
-  static final Extra ODCR =
+  public static final Extra ODCR =
       new Extra(
           "ip-10-0-4-44.ec2.internal",
           "i-0a1b2c3d4e5f60044",
@@ -91,11 +91,11 @@ final class SimGpuExtras {
   /** The reservation {@link #ODCR} runs in. */
   static final String ODCR_RESERVATION = "cr-0a1b2c3d4e5f60044";
 
-  static final List<Extra> NODES = List.of(MIG, SLICED, DRA, ODCR);
+  public static final List<Extra> NODES = List.of(MIG, SLICED, DRA, ODCR);
 
   private SimGpuExtras() {}
 
-  static void populate(SimCluster cluster) {
+  public static void populate(SimCluster cluster) {
     cluster.create(
         node(
             MIG,
@@ -244,7 +244,7 @@ final class SimGpuExtras {
   }
 
   /** Cost Explorer as an account with a p5 Savings Plan and g6e Reserved Instances answers. */
-  static void costExplorer(AwsStubServer stub, String region) {
+  public static void costExplorer(AwsStubServer stub, String region) {
     String prefix = "AWSInsightsIndexService.";
     stub.on(
         prefix + "GetSavingsPlansCoverage",
@@ -284,7 +284,7 @@ final class SimGpuExtras {
    * DCGM exporter and vLLM/TGI servers would: utilisation per node (GPU_UTIL, or GR_ENGINE_ACTIVE
    * on the MIG node) and per GPU pod, output tokens per serving pod.
    */
-  static HttpServer prometheus() throws IOException {
+  public static HttpServer prometheus() throws IOException {
     var server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext(
         "/api/v1/query",
@@ -305,7 +305,7 @@ final class SimGpuExtras {
     return server;
   }
 
-  static URI url(HttpServer s) {
+  public static URI url(HttpServer s) {
     return URI.create("http://127.0.0.1:" + s.getAddress().getPort());
   }
 
