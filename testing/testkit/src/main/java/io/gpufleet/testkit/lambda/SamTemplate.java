@@ -60,15 +60,9 @@ public final class SamTemplate {
     }
   }
 
-  /** The project's template.yaml, found walking up from the working directory. */
+  /** The project's template.yaml, at the repository root above the working directory. */
   public static Path projectTemplate() {
-    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-      if (Files.isRegularFile(dir.resolve("template.yaml"))) {
-        return dir.resolve("template.yaml");
-      }
-    }
-    throw new IllegalStateException(
-        "template.yaml not found above " + Path.of("").toAbsolutePath());
+    return RuntimeTier.repositoryRoot().resolve("template.yaml");
   }
 
   /** The text of {@link #projectTemplate()}. */
