@@ -52,102 +52,89 @@ public record PodInfo(
 
   /** This pod in another phase. */
   public PodInfo withPhase(String newPhase) {
-    return new PodInfo(
-        namespace,
-        name,
-        uid,
+    return copy(
         newPhase,
         ownerKind,
         mirror,
         terminating,
         priorityClassName,
         priority,
-        terminationGracePeriodSeconds,
-        labels,
-        annotations);
+        terminationGracePeriodSeconds);
   }
 
   /** This pod owned by a controller of another kind. */
   public PodInfo withOwnerKind(String newOwnerKind) {
-    return new PodInfo(
-        namespace,
-        name,
-        uid,
+    return copy(
         phase,
         newOwnerKind,
         mirror,
         terminating,
         priorityClassName,
         priority,
-        terminationGracePeriodSeconds,
-        labels,
-        annotations);
+        terminationGracePeriodSeconds);
   }
 
   /** This pod as a mirror (static) pod or not. */
   public PodInfo withMirror(boolean newMirror) {
-    return new PodInfo(
-        namespace,
-        name,
-        uid,
+    return copy(
         phase,
         ownerKind,
         newMirror,
         terminating,
         priorityClassName,
         priority,
-        terminationGracePeriodSeconds,
-        labels,
-        annotations);
+        terminationGracePeriodSeconds);
   }
 
   /** This pod being deleted (its deletionTimestamp set) or not. */
   public PodInfo withTerminating(boolean newTerminating) {
-    return new PodInfo(
-        namespace,
-        name,
-        uid,
+    return copy(
         phase,
         ownerKind,
         mirror,
         newTerminating,
         priorityClassName,
         priority,
-        terminationGracePeriodSeconds,
-        labels,
-        annotations);
+        terminationGracePeriodSeconds);
   }
 
   /** This pod with another priority class and priority. */
   public PodInfo withPriority(String newPriorityClassName, Integer newPriority) {
-    return new PodInfo(
-        namespace,
-        name,
-        uid,
+    return copy(
         phase,
         ownerKind,
         mirror,
         terminating,
         newPriorityClassName,
         newPriority,
-        terminationGracePeriodSeconds,
-        labels,
-        annotations);
+        terminationGracePeriodSeconds);
   }
 
   /** This pod with another terminationGracePeriodSeconds (null: not set). */
   public PodInfo withTerminationGracePeriodSeconds(Long seconds) {
+    return copy(phase, ownerKind, mirror, terminating, priorityClassName, priority, seconds);
+  }
+
+  /** The one copy: this pod's identity, labels and annotations with the given state. */
+  private PodInfo copy(
+      String newPhase,
+      String newOwnerKind,
+      boolean newMirror,
+      boolean newTerminating,
+      String newPriorityClassName,
+      Integer newPriority,
+      Long newGracePeriodSeconds) {
     return new PodInfo(
         namespace,
         name,
         uid,
-        phase,
-        ownerKind,
-        mirror,
-        terminating,
-        priorityClassName,
-        priority,
-        seconds,
+        newPhase,
+        newOwnerKind,
+        newMirror,
+        newTerminating,
+        newPriorityClassName,
+        newPriority,
+        newGracePeriodSeconds,
         labels,
         annotations);
   }
