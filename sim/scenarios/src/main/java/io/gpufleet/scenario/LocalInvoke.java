@@ -13,9 +13,6 @@ import java.util.Map;
 
 /** Invokes a function's handler in this process, the way the Lambda runtime hands it a payload. */
 public final class LocalInvoke {
-  /** The drain's remaining time per invocation in a local run (its timeout less a margin). */
-  static final int DRAIN_REMAINING_MS = 170_000;
-
   /** Lambda timeouts of template.yaml, what getRemainingTimeInMillis() starts at. */
   public static final Map<String, Integer> TIMEOUT_MILLIS =
       Map.of(
@@ -23,6 +20,9 @@ public final class LocalInvoke {
           "cost-report", 900_000,
           "disruption-schedule", 180_000,
           "capacity-preflight", 300_000);
+
+  /** The drain's remaining time per invocation in a local run: its timeout less 10 s. */
+  static final int DRAIN_REMAINING_MS = TIMEOUT_MILLIS.get("interruption-drain") - 10_000;
 
   private LocalInvoke() {}
 
