@@ -7,6 +7,7 @@ import io.gpufleet.scenario.ProjectHome;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -56,25 +57,37 @@ final class DocsCommand implements Callable<Integer> {
     if (page == Page.dashboard) {
       return dashboard();
     }
-    var reference = new EnvironmentReference(ProjectHome.findRoot(ProjectHome.path()));
-    var result = reference.generate();
+    Path root = ProjectHome.findRoot(ProjectHome.path());
+    var result = new EnvironmentReference(root).generate();
     result.problems().forEach(p -> err.println("gpufleet docs: " + p));
-    var file = reference.page();
-    String committed = Files.isRegularFile(file) ? Files.readString(file) : "";
-    if (check) {
-      if (!committed.equals(result.markdown())) {
-        err.println(
-            "gpufleet docs: "
-                + EnvironmentReference.PAGE
-                + " is out of date: run ./gpufleet docs environment");
-        return 1;
+    // the page and the settings schemas come from the same reads: written and checked together
+    var stale = new java.util.ArrayList<String>();
+    for (var file : result.files().entrySet()) {
+      Path path = root.resolve(file.getKey());
+      String committed = Files.isRegularFile(path) ? Files.readString(path) : "";
+      if (committed.equals(file.getValue())) {
+        continue;
       }
-      out.println(EnvironmentReference.PAGE + " is up to date");
-      return result.problems().isEmpty() ? 0 : 1;
+      stale.add(file.getKey());
+      if (!check) {
+        Files.createDirectories(path.getParent());
+        Files.writeString(path, file.getValue());
+      }
     }
-    Files.createDirectories(file.getParent());
-    Files.writeString(file, result.markdown());
-    out.println("wrote " + EnvironmentReference.PAGE);
+    if (check) {
+      stale.forEach(
+          f ->
+              err.println(
+                  "gpufleet docs: " + f + " is out of date: run ./gpufleet docs environment"));
+      if (stale.isEmpty()) {
+        out.println(String.join(", ", result.files().keySet()) + " are up to date");
+      }
+      return stale.isEmpty() && result.problems().isEmpty() ? 0 : 1;
+    }
+    out.println(
+        stale.isEmpty()
+            ? String.join(", ", result.files().keySet()) + " are up to date"
+            : "wrote " + String.join(", ", stale));
     return result.problems().isEmpty() ? 0 : 1;
   }
 

@@ -32,6 +32,7 @@ import picocli.CommandLine.Spec;
       DocsCommand.class,
       ConfinementCommand.class,
       DoctorCommand.class,
+      SettingsCommand.class,
       RehearseCommand.class,
       Main.Test.class,
       CommandLine.HelpCommand.class

@@ -41,7 +41,7 @@ class DoctorCommandTest extends CapturedCli {
       // and Karpenter's own interruption queue is a warning with the advice
       var handlers = byCheck(findings).get("other interruption handlers");
       assertThat(handlers.status()).isEqualTo(Doctor.Status.WARN);
-      assertThat(handlers.fix()).contains("DrainLeaveKarpenterNodes=true");
+      assertThat(handlers.fix()).contains("DRAIN_LEAVE_KARPENTER_NODES: true");
       // and the Spot node group without Capacity Rebalancing is a warning with the command
       var rebalance = byCheck(findings).get(DoctorFleet.REBALANCE_CHECK);
       assertThat(rebalance.status()).isEqualTo(Doctor.Status.WARN);
@@ -67,6 +67,7 @@ class DoctorCommandTest extends CapturedCli {
               "rules",
               "lifecycle hooks",
               "schedule policy",
+              "settings documents",
               "last run: interruption-drain",
               "last run: disruption-schedule",
               "last run: capacity-preflight",
@@ -120,6 +121,38 @@ class DoctorCommandTest extends CapturedCli {
       assertThat(policy.status()).isEqualTo(Doctor.Status.FAIL);
       assertThat(policy.detail()).contains("is invalid");
       assertThat(policy.fix()).contains("disruption-schedule.example.yaml");
+    }
+  }
+
+  @Test
+  void shouldReadEachFunctionsSettingsDocumentAndFailOneItsInitWouldRefuse() throws Exception {
+    try (var sim = new DoctorSimulation(ROOT, List.of())) {
+      var settings =
+          byCheck(new Doctor(sim.clients, ROOT, DoctorSimulation.STACK).run())
+              .get("settings documents");
+      assertThat(settings.status()).isEqualTo(Doctor.Status.PASS);
+      assertThat(settings.detail())
+          .isEqualTo(
+              "interruption-drain: 1 set, disruption-schedule: defaults, capacity-preflight:"
+                  + " defaults, cost-report: defaults");
+
+      // Given a cost document with a knob out of range
+      sim.ssm.put(
+          io.gpufleet.core.schema.SettingsDocument.parameterName(
+              DoctorSimulation.STACK, "cost-report"),
+          "COST_PRICING_CONCURRENCY: 0\n");
+
+      settings =
+          byCheck(new Doctor(sim.clients, ROOT, DoctorSimulation.STACK).run())
+              .get("settings documents");
+      assertThat(settings.status()).isEqualTo(Doctor.Status.FAIL);
+      assertThat(settings.detail())
+          .startsWith(
+              "settings document ssm:/gpufleet/"
+                  + DoctorSimulation.STACK
+                  + "/cost-report does not match schemas/settings/cost-report.schema.json:"
+                  + " COST_PRICING_CONCURRENCY: ");
+      assertThat(settings.fix()).contains("./gpufleet settings put FUNCTION FILE --stack");
     }
   }
 

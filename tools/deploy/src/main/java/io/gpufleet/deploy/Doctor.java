@@ -114,6 +114,7 @@ public final class Doctor {
         DoctorFleet.REBALANCE_CHECK,
         () -> findings.add(DoctorFleet.capacityRebalance(c.eks(), c.autoScaling(), cluster)));
     guarded("schedule policy", this::schedulePolicy);
+    guarded("settings documents", this::settingsDocuments);
     guarded(
         "last runs",
         () ->
@@ -414,7 +415,9 @@ public final class Doctor {
                 + ")");
       }
     }
-    boolean leaves = "true".equalsIgnoreCase(parameters.get("DrainLeaveKarpenterNodes"));
+    boolean leaves =
+        "true"
+            .equalsIgnoreCase(settings(DRAIN).getOrDefault("DRAIN_LEAVE_KARPENTER_NODES", "false"));
     if (seen.isEmpty()) {
       pass(
           "other interruption handlers",
@@ -423,13 +426,17 @@ public final class Doctor {
       pass(
           "other interruption handlers",
           String.join(", ", seen)
-              + " present; the drain leaves Karpenter's nodes to it (DrainLeaveKarpenterNodes=true)");
+              + " present; the drain leaves Karpenter's nodes to it"
+              + " (DRAIN_LEAVE_KARPENTER_NODES: true in its settings document)");
     } else {
       warn(
           "other interruption handlers",
           String.join(", ", seen)
               + " also drains on the same events: two handlers race on one node",
-          "deploy with DrainLeaveKarpenterNodes=true (Karpenter's nodes are left to Karpenter), or turn the other handler off");
+          "set DRAIN_LEAVE_KARPENTER_NODES: true in the drain's settings document (./gpufleet"
+              + " settings put interruption-drain FILE --stack "
+              + stack
+              + "; Karpenter's nodes are then left to Karpenter), or turn the other handler off");
     }
   }
 
@@ -523,6 +530,41 @@ public final class Doctor {
           "schedule policy",
           where + " is invalid: " + e.getMessage(),
           "fix the policy in " + where + " (deploy/policy/disruption-schedule.example.yaml)");
+    }
+  }
+
+  static final String DRAIN = "interruption-drain";
+
+  /** Each function's settings document as deployed: absent (defaults) or valid by its schema. */
+  private void settingsDocuments() {
+    var problems = new ArrayList<String>();
+    var found = new ArrayList<String>();
+    for (String function : EnvironmentReference.HANDLERS.keySet()) {
+      try {
+        var knobs = settings(function);
+        found.add(function + (knobs.isEmpty() ? ": defaults" : ": " + knobs.size() + " set"));
+      } catch (io.gpufleet.core.config.ConfigException e) {
+        problems.add(e.getMessage());
+      }
+    }
+    verdict(
+        "settings documents",
+        problems,
+        String.join(", ", found),
+        "fix the document and write it back with ./gpufleet settings put FUNCTION FILE --stack "
+            + stack
+            + " (it is checked before it is written)");
+  }
+
+  /** A function's settings document as deployed, by knob (empty: none, every knob at default). */
+  private Map<String, String> settings(String function) {
+    String name = io.gpufleet.core.schema.SettingsDocument.parameterName(stack, function);
+    try {
+      String text =
+          c.ssm().getParameter(r -> r.name(name).withDecryption(true)).parameter().value();
+      return io.gpufleet.core.schema.SettingsDocument.values(function, text, "ssm:" + name);
+    } catch (software.amazon.awssdk.services.ssm.model.ParameterNotFoundException e) {
+      return Map.of();
     }
   }
 

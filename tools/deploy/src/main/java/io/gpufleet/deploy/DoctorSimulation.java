@@ -57,6 +57,10 @@ public final class DoctorSimulation implements AutoCloseable {
   public final Doctor.Clients clients;
   public final Map<String, String> parameters;
   public final io.gpufleet.sim.aws.SimSsm ssm;
+
+  /** The simulated stack's drain settings document. */
+  public static final String DRAIN_SETTINGS = "DRAIN_EVICTION_CONCURRENCY: 64\n";
+
   public final io.gpufleet.sim.aws.SimCloudWatch cloudWatch;
 
   /** Each Auto Scaling group's CapacityRebalance as DescribeAutoScalingGroups answers it. */
@@ -84,6 +88,10 @@ public final class DoctorSimulation implements AutoCloseable {
     ssm.put(
         parameters.get("SchedulePolicy").substring("ssm:".length()),
         String.valueOf(policy.get("Value")));
+    // the drain runs with a settings document the operator wrote; the others on their defaults
+    ssm.put(
+        io.gpufleet.core.schema.SettingsDocument.parameterName(STACK, "interruption-drain"),
+        DRAIN_SETTINGS);
     applyManifests(root);
     cloudWatch = io.gpufleet.sim.aws.SimCloudWatch.serve(stub);
     var now = Instant.now();

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpufleet.core.config.Settings;
 import io.gpufleet.core.json.CfnYaml;
 import io.gpufleet.core.k8s.KubeClients;
+import io.gpufleet.core.schema.SettingsDocument;
 import io.gpufleet.cost.wiring.CostWiring;
 import io.gpufleet.drain.wiring.DrainWiring;
 import io.gpufleet.preflight.wiring.PreflightWiring;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -74,6 +76,13 @@ public final class EnvironmentReference {
                   "With KUBE_API_URL: base64 PEM of the API server's CA (unset: trust the"
                       + " server only over http://)."),
               Map.entry("KUBE_TOKEN", "With KUBE_API_URL: the bearer token sent to it."),
+              Map.entry(
+                  SettingsDocument.VARIABLE,
+                  "Where the function's settings document is (ssm:/parameter/name,"
+                      + " s3://bucket/key or file:/path): the knobs whose Template column says"
+                      + " \"settings document\", checked at init by"
+                      + " schemas/settings/<function>.schema.json (docs/settings.md). No document"
+                      + " there: every knob keeps its default."),
               Map.entry(
                   "SLACK_WEBHOOK_URL",
                   "Not read any more: set, it fails init (an environment variable is readable"
@@ -218,7 +227,68 @@ public final class EnvironmentReference {
               Map.entry(
                   "QUOTA_INCREASE_FACTOR",
                   "An increase asks for quota x this, or what the plan needs if more, capped"
-                      + " at QUOTA_INCREASE_MAX_VCPU.")));
+                      + " at QUOTA_INCREASE_MAX_VCPU."),
+              Map.entry(
+                  "ROUTING_NEGATIVE_TTL",
+                  "How long an instance found in no listed cluster is answered NOT_IN_CLUSTER without looking again (state changes and rebalance recommendations only; warnings and lifecycle actions always look). 0 = off. At most 1h."),
+              Map.entry(
+                  "DRAIN_ACTIONS",
+                  "Actions per event kind; empty = built-in defaults. Kinds not named keep their default, 'none' disables a kind. Example spot-interruption=taint+cordon+drain;rebalance=taint+cordon;state-change=cordon+drain;health-scheduled=taint+cordon+drain"),
+              Map.entry(
+                  "DRAIN_DEADLINE_MARGIN",
+                  "Stop evicting this long before the two-minute Spot notice ends (15, 15s, 500ms, 1m; at most 90s)."),
+              Map.entry(
+                  "DRAIN_SKIP_DAEMONSETS",
+                  "Leave DaemonSet pods on the node (kubectl drain --ignore-daemonsets)."),
+              Map.entry(
+                  "DRAIN_EXCLUDE_FROM_LB",
+                  "Label the node node.kubernetes.io/exclude-from-external-load-balancers before draining it."),
+              Map.entry("DRAIN_EVICTION_CONCURRENCY", "Evictions in flight at once."),
+              Map.entry(
+                  "DRAIN_EXCLUDE_NODES",
+                  "Label selector (kubectl syntax, e.g. gpufleet.io/no-drain=true,team notin (infra)); nodes it matches are never touched and their outcome says EXCLUDED. Empty = none."),
+              Map.entry(
+                  "DRAIN_LEAVE_KARPENTER_NODES",
+                  "Leave nodes labelled karpenter.sh/nodepool to Karpenter's own interruption queue (set true when Karpenter's --interruption-queue is configured for this cluster)."),
+              Map.entry(
+                  "DRAIN_DRY_RUN",
+                  "Log and answer what each event would do (outcome DRY_RUN), change nothing."),
+              Map.entry(
+                  "DRAIN_MESSAGE_TEMPLATE",
+                  "Text of the SNS/Slack summary with placeholders {kind} {status} {node} {instance} {cluster} {event} {message} {evicted} {left} {podsLeft} {deadline} {deadlineMet} {hookResult}; {{ and }} are literal braces. Empty = the built-in summary. Checked at init."),
+              Map.entry(
+                  "LIFECYCLE_HEARTBEAT_INTERVAL",
+                  "RecordLifecycleActionHeartbeat this often while pods remain (30s-1h)."),
+              Map.entry(
+                  "LIFECYCLE_CHECK_INTERVAL",
+                  "A drain still going when an invocation ends resumes this much later (10s-15m)."),
+              Map.entry(
+                  "LIFECYCLE_MAX_DRAIN",
+                  "Longest lifecycle drain (at most 48h); then the action completes with LIFECYCLE_RESULT_AT_LIMIT."),
+              Map.entry(
+                  "LIFECYCLE_RESULT_AT_LIMIT",
+                  "CompleteLifecycleAction result when LIFECYCLE_MAX_DRAIN is reached."),
+              Map.entry(
+                  "LIFECYCLE_LAUNCH_READY_TIMEOUT",
+                  "A launch hook completes when its node is Ready, or after this long (0 = at once)."),
+              Map.entry(
+                  "COST_ALLOCATION_RULE",
+                  "How node cost is split over pods: gpu (by GPU request), cpu-memory, or weighted:gpu=W,cpu=W,memory=W (weights adding up to 1). Stated in every report header."),
+              Map.entry(
+                  "PREFLIGHT_CANDIDATE_REGIONS",
+                  "Comma-separated regions a plan with 'regions: all' looks at. Empty = the 17 regions every account has enabled."),
+              Map.entry(
+                  "QUOTA_INCREASE_MAX_VCPU",
+                  "The most vCPU an automatic increase request may ever ask for (needed when enabled)."),
+              Map.entry(
+                  "COST_PROMETHEUS_URL",
+                  "With the parameter CostUtilisation=prometheus, the query API base URL, e.g. https://aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-... (the function must reach it)."),
+              Map.entry(
+                  "COST_GPU_SHARING_REPLICAS",
+                  "CONFIG=N pairs: time-slicing/MPS replicas of each NVIDIA device-plugin config (node label nvidia.com/device-plugin.config) for nodes without an nvidia.com/gpu.replicas label."),
+              Map.entry(
+                  "COST_EFFECTIVE_RATES",
+                  "With the parameter CostCommitments=rate-table, TYPE=USD_PER_HOUR pairs, comma separated; a family as FAMILY.* (e.g. p5.48xlarge=31.20,p4d.*=14.80).")));
 
   /**
    * Variables the template sets that this code does not read: who reads them and why they are set.
@@ -237,7 +307,10 @@ public final class EnvironmentReference {
                   + " threshold, so a cold start runs one young collection instead of six and no"
                   + " full one."));
 
-  /** One variable of one function as the code reads it and the template sets it. */
+  /**
+   * One variable of one function as the code reads it and the template sets it; {@code setting}: a
+   * knob of the function's settings document (the template leaves it to the document).
+   */
   record Variable(
       String name,
       String type,
@@ -245,7 +318,18 @@ public final class EnvironmentReference {
       String accepts,
       boolean required,
       String template,
-      String description) {}
+      String description,
+      boolean setting) {
+    Variable inSettings() {
+      return new Variable(
+          name, type, fallback, accepts, required, "settings document", description, true);
+    }
+  }
+
+  /** A knob the settings document decides: read, not required, not set by the template. */
+  static boolean isSetting(Variable v) {
+    return !v.required() && v.template() == null && !ENVIRONMENT_ONLY.contains(v.name());
+  }
 
   /** One function: its template resources and its variables by name. */
   record FunctionVariables(
@@ -254,8 +338,34 @@ public final class EnvironmentReference {
       List<Variable> variables,
       Map<String, String> elsewhere) {}
 
-  /** The page and what is wrong between code, template and descriptions (empty: nothing). */
-  public record Result(String markdown, List<String> problems) {}
+  /**
+   * Variables no settings document may set: they say where the function runs (region, a local API
+   * server), where the document itself is, or are refused outright.
+   */
+  static final Set<String> ENVIRONMENT_ONLY =
+      Set.of(
+          "AWS_REGION",
+          "AWS_DEFAULT_REGION",
+          "KUBE_API_URL",
+          "KUBE_CA_DATA",
+          "KUBE_TOKEN",
+          "SLACK_WEBHOOK_URL",
+          SettingsDocument.VARIABLE,
+          "PREFLIGHT_PLAN");
+
+  /**
+   * The page, each function's settings schema (by path from the root) and what is wrong between
+   * code, template and descriptions (empty: nothing).
+   */
+  public record Result(String markdown, Map<String, String> schemas, List<String> problems) {
+    /** Every generated file by its path from the repository root. */
+    public Map<String, String> files() {
+      var out = new LinkedHashMap<String, String>();
+      out.put(PAGE, markdown);
+      out.putAll(schemas);
+      return out;
+    }
+  }
 
   private final Path root;
   private final Map<String, Object> template;
@@ -305,6 +415,8 @@ public final class EnvironmentReference {
       var env = new LinkedHashMap<String, String>();
       raw.forEach((name, value) -> resolve(value).ifPresent(v -> env.put(name, v)));
       RUN_ENVIRONMENT.forEach(env::putIfAbsent);
+      // the reads are the code's defaults: no settings document is fetched while recording
+      env.put(SettingsDocument.VARIABLE, "");
 
       Map<String, List<Settings.Read>> reads = new LinkedHashMap<>();
       try {
@@ -330,7 +442,8 @@ public final class EnvironmentReference {
                   + " (or feed it from a template parameter with a Description)");
           description = "";
         }
-        Variable v = merge(name, r.getValue(), templateValue(raw.get(name)), description);
+        Variable read = merge(name, r.getValue(), templateValue(raw.get(name)), description);
+        Variable v = isSetting(read) ? read.inSettings() : read;
         parameter.ifPresent(p -> problems.addAll(disagreements(f.getKey(), v, p)));
         vars.add(v);
       }
@@ -365,7 +478,12 @@ public final class EnvironmentReference {
             name + " is described in EnvironmentReference.DESCRIPTIONS but nothing reads it");
       }
     }
-    return new Result(render(functions), problems);
+    var schemas = new LinkedHashMap<String, String>();
+    for (var f : functions) {
+      schemas.put(
+          SettingsSchema.path(f.function()), SettingsSchema.render(f.function(), f.variables()));
+    }
+    return new Result(render(functions), schemas, problems);
   }
 
   /**
@@ -468,7 +586,7 @@ public final class EnvironmentReference {
           case "one-of" -> "enum";
           default -> kind;
         };
-    return new Variable(name, type, fallback, accepts, required, template, description);
+    return new Variable(name, type, fallback, accepts, required, template, description, false);
   }
 
   private String render(List<FunctionVariables> functions) {
@@ -483,8 +601,10 @@ public final class EnvironmentReference {
                 + " (parameters at their defaults), and `io.gpufleet.core.config.Settings` notes"
                 + " every read with its type, default and accepted values. **Template** says what"
                 + " the template sets the variable to; a description that starts with"
-                + " \"Parameter\" is that template parameter's own Description. The CLI reads the"
-                + " same variables (its flags set them). Durations take `15`, `15s`, `500ms`,"
+                + " \"Parameter\" is that template parameter's own Description; \"settings"
+                + " document\" means the template leaves the knob to the function's settings"
+                + " document (`SETTINGS_DOCUMENT`, docs/settings.md), keyed by the variable's"
+                + " name. The CLI reads the same variables (its flags set them). Durations take `15`, `15s`, `500ms`,"
                 + " `2m` or `1h`; an empty value counts as unset.\n\n")
         .append("Functions:");
     for (var f : functions) {

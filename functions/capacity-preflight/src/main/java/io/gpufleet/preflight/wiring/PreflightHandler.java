@@ -4,6 +4,7 @@ import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.lambda.LambdaEntry;
 import io.gpufleet.core.lambda.LambdaHandler;
 import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.schema.SettingsDocument;
 import io.gpufleet.preflight.PreflightFunction;
 
 /**
@@ -12,12 +13,23 @@ import io.gpufleet.preflight.PreflightFunction;
  */
 public final class PreflightHandler extends LambdaHandler {
   public PreflightHandler() {
-    this(InitWarmup.around(PreflightPriming.warmup(), PreflightWiring::fromEnvironment));
+    // wired at init with the warm-up beside it; wired again when the settings document changes
+    super(
+        SettingsDocument.rewiring(
+            () ->
+                primed(
+                    InitWarmup.around(PreflightPriming.warmup(), PreflightWiring::fromEnvironment)),
+            () -> entry(PreflightWiring.fromEnvironment()),
+            LambdaEntry::close));
   }
 
-  private PreflightHandler(PreflightWiring.Wired wired) {
-    super(entry(wired.function(), wired.metrics()));
+  private static LambdaEntry<byte[]> primed(PreflightWiring.Wired wired) {
     PreflightPriming.register(wired);
+    return entry(wired);
+  }
+
+  private static LambdaEntry<byte[]> entry(PreflightWiring.Wired wired) {
+    return entry(wired.function(), wired.metrics());
   }
 
   public PreflightHandler(PreflightFunction function, MetricsPort metrics) {

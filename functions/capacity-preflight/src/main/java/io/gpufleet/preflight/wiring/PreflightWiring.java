@@ -15,6 +15,7 @@ import io.gpufleet.core.pricing.OnDemandPrices;
 import io.gpufleet.core.pricing.api.OnDemandPricing;
 import io.gpufleet.core.s3.S3BlobStoreAdapter;
 import io.gpufleet.core.s3.S3Rest;
+import io.gpufleet.core.schema.SettingsDocument;
 import io.gpufleet.core.store.BlobStorePort;
 import io.gpufleet.preflight.BoundedPrices;
 import io.gpufleet.preflight.DedupeStorePort;
@@ -43,6 +44,9 @@ import java.util.function.Supplier;
  */
 public final class PreflightWiring {
   public static final String EVENT_SOURCE = "gpufleet.capacity-preflight";
+
+  /** The function\'s name: its settings schema is schemas/settings/<FUNCTION>.schema.json. */
+  public static final String FUNCTION = "capacity-preflight";
 
   private PreflightWiring() {}
 
@@ -128,7 +132,9 @@ public final class PreflightWiring {
   }
 
   public static Wired fromEnvironment() {
-    Settings env = Settings.fromEnvironment();
+    Settings env =
+        SettingsDocument.apply(
+            Settings.fromEnvironment(), FUNCTION, AwsClients.lazyFromEnvironment());
     PreflightSettings settings = PreflightSettings.from(env);
     Clock clock = Clock.systemUTC();
     AwsClients home = AwsClients.fromEnvironment();

@@ -7,6 +7,7 @@ import io.gpufleet.core.lambda.LambdaHandler;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.OutcomeReporter;
 import io.gpufleet.core.s3.S3Rest;
+import io.gpufleet.core.schema.SettingsDocument;
 import io.gpufleet.cost.CostPriming;
 import io.gpufleet.cost.CostReportService;
 import io.gpufleet.cost.CostReporting;
@@ -22,12 +23,21 @@ import java.util.List;
  */
 public final class CostHandler extends LambdaHandler {
   public CostHandler() {
-    this(InitWarmup.around(warmup(), CostWiring::fromEnvironment));
+    // wired at init with the warm-up beside it; wired again when the settings document changes
+    super(
+        SettingsDocument.rewiring(
+            () -> primed(InitWarmup.around(warmup(), CostWiring::fromEnvironment)),
+            () -> entry(CostWiring.fromEnvironment()),
+            LambdaEntry::close));
   }
 
-  private CostHandler(CostWiring.Wired w) {
-    super(entry(w.service(), w.metrics(), w.reporter(), w.cluster()).closing(w.client()));
+  private static LambdaEntry<CostReportService.Request> primed(CostWiring.Wired w) {
     CostPriming.register();
+    return entry(w);
+  }
+
+  private static LambdaEntry<CostReportService.Request> entry(CostWiring.Wired w) {
+    return entry(w.service(), w.metrics(), w.reporter(), w.cluster()).closing(w.client());
   }
 
   public CostHandler(

@@ -14,6 +14,7 @@ import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.pricing.api.OnDemandPricing;
 import io.gpufleet.core.s3.S3BlobStoreAdapter;
 import io.gpufleet.core.s3.S3Rest;
+import io.gpufleet.core.schema.SettingsDocument;
 import io.gpufleet.core.store.BlobStorePort;
 import io.gpufleet.cost.CommitmentPort;
 import io.gpufleet.cost.CostReportService;
@@ -36,6 +37,9 @@ import java.util.Optional;
  */
 public final class CostWiring {
   public static final String EVENT_SOURCE = "gpufleet.cost-report";
+
+  /** The function\'s name: its settings schema is schemas/settings/<FUNCTION>.schema.json. */
+  public static final String FUNCTION = "cost-report";
 
   private CostWiring() {}
 
@@ -94,7 +98,9 @@ public final class CostWiring {
   }
 
   public static Wired fromEnvironment() {
-    Settings env = Settings.fromEnvironment();
+    Settings env =
+        SettingsDocument.apply(
+            Settings.fromEnvironment(), FUNCTION, AwsClients.lazyFromEnvironment());
     CostSettings settings = CostSettings.from(env);
     List<String> clusters = CostSettings.clusterNames(env);
     if (clusters.size() > 1 && env.optional("KUBE_API_URL").isPresent()) {

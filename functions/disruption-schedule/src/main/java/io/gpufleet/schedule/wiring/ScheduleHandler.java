@@ -6,6 +6,7 @@ import io.gpufleet.core.lambda.LambdaEntry;
 import io.gpufleet.core.lambda.LambdaHandler;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
+import io.gpufleet.core.schema.SettingsDocument;
 import io.gpufleet.schedule.SchedulePriming;
 import io.gpufleet.schedule.ScheduleService;
 import io.gpufleet.schedule.ScheduleTick;
@@ -16,19 +17,30 @@ import java.util.List;
 /** Lambda entry: decode the scheduler tick, run the reconcile, answer with the outcome. */
 public final class ScheduleHandler extends LambdaHandler {
   public ScheduleHandler() {
-    // read-only paths loaded at init beside the wiring (and again before a SnapStart snapshot)
-    this(
-        InitWarmup.around(
-            warmup(
-                System.getenv("SCHEDULE_POLICY"),
-                !java.util.Objects.requireNonNullElse(System.getenv("SCHEDULE_RECORDS_BUCKET"), "")
-                    .isEmpty()),
-            ScheduleWiring::fromEnvironment));
+    // read-only paths loaded at init beside the wiring (and again before a SnapStart snapshot);
+    // wired again when the settings document changes
+    super(
+        SettingsDocument.rewiring(
+            () ->
+                primed(
+                    InitWarmup.around(
+                        warmup(
+                            System.getenv("SCHEDULE_POLICY"),
+                            !java.util.Objects.requireNonNullElse(
+                                    System.getenv("SCHEDULE_RECORDS_BUCKET"), "")
+                                .isEmpty()),
+                        ScheduleWiring::fromEnvironment)),
+            () -> entry(ScheduleWiring.fromEnvironment()),
+            LambdaEntry::close));
   }
 
-  private ScheduleHandler(ScheduleWiring.Wired wired) {
-    super(entry(wired.service(), wired.metrics()).closing(wired.client()));
+  private static LambdaEntry<ScheduleTick.Decoded> primed(ScheduleWiring.Wired wired) {
     SchedulePriming.register();
+    return entry(wired);
+  }
+
+  private static LambdaEntry<ScheduleTick.Decoded> entry(ScheduleWiring.Wired wired) {
+    return entry(wired.service(), wired.metrics()).closing(wired.client());
   }
 
   public ScheduleHandler(ScheduleService service, MetricsPort metrics) {

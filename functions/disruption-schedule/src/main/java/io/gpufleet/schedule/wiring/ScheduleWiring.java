@@ -12,6 +12,7 @@ import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
 import io.gpufleet.core.s3.S3BlobStoreAdapter;
 import io.gpufleet.core.s3.S3Rest;
+import io.gpufleet.core.schema.SettingsDocument;
 import io.gpufleet.schedule.HoldRecords;
 import io.gpufleet.schedule.PolicySourcePort;
 import io.gpufleet.schedule.ScheduleReporting;
@@ -32,15 +33,18 @@ import java.util.function.Supplier;
 public final class ScheduleWiring {
   public static final String EVENT_SOURCE = "gpufleet.disruption-schedule";
 
+  /** The function\'s name: its settings schema is schemas/settings/<FUNCTION>.schema.json. */
+  public static final String FUNCTION = "disruption-schedule";
+
   private ScheduleWiring() {}
 
   public record Wired(ScheduleService service, MetricsPort metrics, AutoCloseable client) {}
 
   public static Wired fromEnvironment() {
-    Settings env = Settings.fromEnvironment();
+    Supplier<AwsClients> aws = AwsClients.lazyFromEnvironment();
+    Settings env = SettingsDocument.apply(Settings.fromEnvironment(), FUNCTION, aws);
     ScheduleSettings settings = ScheduleSettings.from(env);
     Clock clock = Clock.systemUTC();
-    Supplier<AwsClients> aws = AwsClients.lazyFromEnvironment();
     KubernetesClient kube = KubeClients.fromEnvironment(env, settings.clusterName(), aws, clock);
     var sinks = OutcomeSinks.fromEnvironment(env, aws, EVENT_SOURCE);
     MetricsPort metrics = new PowertoolsMetricsAdapter();

@@ -4,6 +4,7 @@ import io.gpufleet.core.lambda.InitWarmup;
 import io.gpufleet.core.lambda.LambdaEntry;
 import io.gpufleet.core.lambda.LambdaHandler;
 import io.gpufleet.core.outcome.MetricsPort;
+import io.gpufleet.core.schema.SettingsDocument;
 import io.gpufleet.drain.DrainMetrics;
 import io.gpufleet.drain.DrainService;
 import java.time.Clock;
@@ -20,16 +21,25 @@ public final class DrainHandler extends LambdaHandler {
   static final io.gpufleet.core.outcome.Metric EVENTS_FAILED = DrainMetrics.EVENTS_FAILED;
 
   public DrainHandler() {
-    // client-independent warm-up on a second thread while this one wires (both done on return)
-    this(InitWarmup.around(DrainWarmup.steps(), DrainPriming::wire));
+    // client-independent warm-up on a second thread while this one wires (both done on return);
+    // wired again when the settings document changes
+    super(
+        SettingsDocument.rewiring(
+            () -> primed(InitWarmup.around(DrainWarmup.steps(), DrainPriming::wire)),
+            () -> entry(DrainWiring.fromEnvironment()),
+            LambdaEntry::close));
   }
 
-  private DrainHandler(DrainWiring.Wired wired) {
-    super(
-        new DrainInvocations(wired.service(), wired.metrics(), Clock.systemUTC(), wired.accounts())
-            .entry()
-            .closing(wired.client()));
+  private static LambdaEntry<DrainInvocations.Input> primed(DrainWiring.Wired wired) {
     DrainPriming.register();
+    return entry(wired);
+  }
+
+  private static LambdaEntry<DrainInvocations.Input> entry(DrainWiring.Wired wired) {
+    return new DrainInvocations(
+            wired.service(), wired.metrics(), Clock.systemUTC(), wired.accounts())
+        .entry()
+        .closing(wired.client());
   }
 
   public DrainHandler(DrainService service, MetricsPort metrics, Clock clock) {

@@ -11,6 +11,7 @@ import io.gpufleet.core.outcome.EventPublisherPort;
 import io.gpufleet.core.outcome.MetricsPort;
 import io.gpufleet.core.outcome.NotifierPort;
 import io.gpufleet.core.outcome.PowertoolsMetricsAdapter;
+import io.gpufleet.core.schema.SettingsDocument;
 import io.gpufleet.core.time.Sleeper;
 import io.gpufleet.core.time.TimeSource;
 import io.gpufleet.drain.CapacityReservationPort;
@@ -43,6 +44,9 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 public final class DrainWiring {
   public static final String EVENT_SOURCE = "gpufleet.interruption-drain";
 
+  /** The function\'s name: its settings schema is schemas/settings/<FUNCTION>.schema.json. */
+  public static final String FUNCTION = "interruption-drain";
+
   private DrainWiring() {}
 
   /**
@@ -57,11 +61,11 @@ public final class DrainWiring {
       AccountFilter accounts) {}
 
   public static Wired fromEnvironment() {
-    Settings env = Settings.fromEnvironment();
+    Supplier<AwsClients> aws = AwsClients.lazyFromEnvironment();
+    Settings env = SettingsDocument.apply(Settings.fromEnvironment(), FUNCTION, aws);
     DrainSettings settings = DrainSettings.from(env);
     ClusterList clusters = ClusterList.from(env);
     Clock clock = Clock.systemUTC();
-    Supplier<AwsClients> aws = AwsClients.lazyFromEnvironment();
     if (clusters.many() && env.optional("KUBE_API_URL").isPresent()) {
       throw new io.gpufleet.core.config.ConfigException(
           "KUBE_API_URL names one API server but CLUSTER_NAMES lists "

@@ -132,8 +132,8 @@ class DrainLambdaRuntimeIT {
             "ClassNotFoundException"),
         // EKS_CLUSTER_NAME set where the code reads CLUSTER_NAME: INIT fails and names it
         Arguments.of(
-            "          CLUSTER_NAME: !Ref ClusterName\n          DRAIN_ACTIONS",
-            "          EKS_CLUSTER_NAME: !Ref ClusterName\n          DRAIN_ACTIONS",
+            "          CLUSTER_NAME: !Ref ClusterName\n          DRAIN_FORCE_DELETE",
+            "          EKS_CLUSTER_NAME: !Ref ClusterName\n          DRAIN_FORCE_DELETE",
             "CLUSTER_NAME"));
   }
 

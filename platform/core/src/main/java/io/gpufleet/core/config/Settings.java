@@ -55,6 +55,31 @@ public final class Settings {
     }
   }
 
+  /**
+   * These settings with a settings document's values laid over them ({@code origin} names the
+   * document in messages). A name set both in the environment and in the document, to different
+   * values, is refused: one place decides each knob.
+   */
+  public Settings overlay(Map<String, String> document, String origin) {
+    var merged = new java.util.HashMap<>(values);
+    for (var entry : document.entrySet()) {
+      String here = values.get(entry.getKey());
+      if (here != null && !here.isBlank() && !here.trim().equals(entry.getValue().trim())) {
+        throw new ConfigException(
+            entry.getKey()
+                + " is set both in the environment ('"
+                + here.trim()
+                + "') and in the settings document "
+                + origin
+                + " ('"
+                + entry.getValue()
+                + "'): keep one");
+      }
+      merged.put(entry.getKey(), entry.getValue());
+    }
+    return new Settings(merged, reads);
+  }
+
   private Optional<String> value(String name, String kind, Object fallback, String accepts) {
     reads.accept(new Read(name, kind, fallback == null ? null : String.valueOf(fallback), accepts));
     String value = values.get(name);

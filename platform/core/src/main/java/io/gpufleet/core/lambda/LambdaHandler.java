@@ -5,6 +5,7 @@ import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.function.Supplier;
 
 /**
  * Every function's Lambda handler: a {@link LambdaEntry} (how this function decodes, runs and
@@ -13,21 +14,29 @@ import java.io.OutputStream;
  * (tests, the CLI, simulate).
  */
 public abstract class LambdaHandler implements RequestStreamHandler, AutoCloseable {
-  private final LambdaEntry<?> entry;
+  private final Supplier<? extends LambdaEntry<?>> entry;
 
   protected LambdaHandler(LambdaEntry<?> entry) {
+    this.entry = () -> entry;
+  }
+
+  /**
+   * An entry asked for anew at every event: a {@link Rewiring} rebuilds it when the function's
+   * settings document changes.
+   */
+  protected LambdaHandler(Supplier<? extends LambdaEntry<?>> entry) {
     this.entry = entry;
   }
 
   @Override
   public final void handleRequest(InputStream input, OutputStream output, Context context)
       throws IOException {
-    entry.handle(input, output, context);
+    entry.get().handle(input, output, context);
   }
 
   /** One-shot local runs only ({@link LocalInvoker}): lets go of the entry's clients. */
   @Override
   public final void close() {
-    entry.close();
+    entry.get().close();
   }
 }
